@@ -1,0 +1,147 @@
+// Package cli is the binary's command line and the only place that wires the packages
+// together: it reads the configuration, opens the store and starts the server and workers.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"wsapi/app"
+	"wsapi/sqlite"
+)
+
+// Version is set at build time with -ldflags "-X wsapi/cli.Version=...".
+var Version = "dev"
+
+// Execute runs the command line and exits non-zero on error.
+func Execute() {
+	if err := NewRootCmd().Execute(); err != nil {
+		os.Exit(1)
+	}
+}
+
+// env is what every command shares: flags and the loaded configuration.
+type env struct {
+	configFile string
+	json       bool
+	cfg        Config
+	stdout     io.Writer
+	stderr     io.Writer
+}
+
+// NewRootCmd builds the command tree; tests run it in-process.
+func NewRootCmd() *cobra.Command {
+	e := &env{}
+	root := &cobra.Command{
+		Use:           "app",
+		Short:         "Self-hosted workspace messaging API",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			e.stdout, e.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			v, err := newViper(e.configFile)
+			if err != nil {
+				return err
+			}
+			if f := cmd.Flags().Lookup("db"); f != nil {
+				_ = v.BindPFlag("db.path", f)
+			}
+			if f := cmd.Flags().Lookup("addr"); f != nil {
+				_ = v.BindPFlag("http.addr", f)
+			}
+			e.cfg, err = decodeConfig(v)
+			return err
+		},
+	}
+	root.PersistentFlags().StringVar(&e.configFile, "config", "", "configuration file (default ./config.yaml when present)")
+	root.PersistentFlags().BoolVar(&e.json, "json", false, "print JSON for scripts")
+	root.PersistentFlags().String("db", "", "SQLite file (overrides db.path)")
+	root.AddCommand(serveCmd(e), migrateCmd(e), orgsCmd(e), keysCmd(e), versionCmd(e), backupCmd(e))
+	// Errors go to stderr here rather than through cobra so the exit code stays 1.
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return fmt.Errorf("%w\n\n%s", err, c.UsageString()) })
+	for _, c := range root.Commands() {
+		wrapErrors(c)
+	}
+	return root
+}
+
+// wrapErrors prints a command's error for people before cobra returns it.
+func wrapErrors(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		wrapErrors(sub)
+	}
+	if c.RunE == nil {
+		return
+	}
+	run := c.RunE
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		err := run(cmd, args)
+		if err != nil {
+			fmt.Fprintln(cmd.ErrOrStderr(), "error:", humanError(err))
+		}
+		return err
+	}
+}
+
+func humanError(err error) string {
+	if e, ok := app.AsError(err); ok {
+		msg := e.Message
+		for f, why := range e.Fields {
+			if !strings.Contains(msg, why) {
+				msg += "; " + f + ": " + why
+			}
+		}
+		return msg
+	}
+	return err.Error()
+}
+
+func (e *env) logger() *slog.Logger {
+	level := slog.LevelInfo
+	_ = level.UnmarshalText([]byte(e.cfg.Log.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if e.cfg.Log.Format == "json" {
+		return slog.New(slog.NewJSONHandler(e.stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(e.stderr, opts))
+}
+
+// openStore opens and migrates the database; progress reports each migration applied.
+func (e *env) openStore(ctx context.Context, progress func(sqlite.MigrationResult)) (*sqlite.DB, error) {
+	db, err := sqlite.Open(e.cfg.DB.Path)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx, progress); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// service opens the store and builds the domain service for an admin command.
+func (e *env) service(ctx context.Context) (*app.Service, func(), error) {
+	db, err := e.openStore(ctx, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return app.NewService(db, nil, e.logger()), func() { db.Close() }, nil
+}
+
+// print writes v as JSON with --json, else the text for people.
+func (e *env) print(v any, text string) error {
+	if e.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	_, err := fmt.Fprint(e.stdout, text)
+	return err
+}

@@ -1,0 +1,162 @@
+// Package sqlite is the store: one SQLite file in WAL mode, a single writer connection for
+// every write transaction and a pool of readers, with the goose migrations embedded.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"runtime"
+
+	"wsapi/app"
+
+	_ "modernc.org/sqlite" // registers the cgo-free "sqlite" driver
+)
+
+// DB is the store. It implements app.Store.
+type DB struct {
+	writer *sql.DB
+	reader *sql.DB
+	path   string
+}
+
+var _ app.Store = (*DB)(nil)
+
+// dsn puts busy_timeout first so that switching to WAL waits instead of failing, as
+// PocketBase does; the writer begins IMMEDIATE so a transaction never upgrades mid-way.
+func dsn(path string, writer bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "temp_store(MEMORY)")
+	if writer {
+		q.Set("_txlock", "immediate")
+	} else {
+		q.Add("_pragma", "query_only(1)")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Open opens (and creates) the database file. Call Migrate before use.
+func Open(path string) (*DB, error) {
+	w, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	if err := w.Ping(); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	r, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	n := max(4, runtime.NumCPU()*2)
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	return &DB{writer: w, reader: r, path: path}, nil
+}
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	rerr := db.reader.Close()
+	if err := db.writer.Close(); err != nil {
+		return err
+	}
+	return rerr
+}
+
+// Path is the database file.
+func (db *DB) Path() string { return db.path }
+
+// Ping checks that the database answers (health checks).
+func (db *DB) Ping(ctx context.Context) error {
+	var one int
+	return db.reader.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// Tx is one transaction; its methods, one file per aggregate, implement app.Tx.
+type Tx struct {
+	tx  *sql.Tx
+	ctx context.Context
+}
+
+var _ app.Tx = (*Tx)(nil)
+
+// Read runs fn in a read transaction on a snapshot.
+func (db *DB) Read(ctx context.Context, fn func(app.Tx) error) error {
+	tx, err := db.reader.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: begin read: %w", err)
+	}
+	defer tx.Rollback()
+	return fn(&Tx{tx: tx, ctx: ctx})
+}
+
+// Write runs fn in the one write transaction; an error from fn rolls everything back.
+func (db *DB) Write(ctx context.Context, fn func(app.Tx) error) error {
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: begin: %w", err)
+	}
+	if err := fn(&Tx{tx: tx, ctx: ctx}); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: commit: %w", err)
+	}
+	return nil
+}
+
+// Backup writes a consistent copy of the live database to path (VACUUM INTO).
+func (db *DB) Backup(ctx context.Context, path string) error {
+	if _, err := db.writer.ExecContext(ctx, "VACUUM INTO ?", path); err != nil {
+		return fmt.Errorf("sqlite: backup: %w", err)
+	}
+	return nil
+}
+
+func (t *Tx) exec(query string, args ...any) (sql.Result, error) {
+	res, err := t.tx.ExecContext(t.ctx, query, args...)
+	return res, mapErr(err)
+}
+
+func (t *Tx) query(query string, args ...any) (*sql.Rows, error) {
+	rows, err := t.tx.QueryContext(t.ctx, query, args...)
+	return rows, mapErr(err)
+}
+
+func (t *Tx) row(query string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(t.ctx, query, args...)
+}
+
+// execOne runs a statement that must change a row; none changed is not_found.
+func (t *Tx) execOne(what, query string, args ...any) error {
+	res, err := t.exec(query, args...)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("sqlite: rows affected: %w", err)
+	}
+	if n == 0 {
+		return app.NotFound(what)
+	}
+	return nil
+}
+
+// count runs a COUNT(*) query.
+func (t *Tx) count(query string, args ...any) (int, error) {
+	var n int
+	err := t.row(query, args...).Scan(&n)
+	return n, mapErr(err)
+}

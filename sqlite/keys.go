@@ -1,0 +1,88 @@
+package sqlite
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"wsapi/app"
+)
+
+const keyColumns = `k.id, k.org_id, k.member_id, k.name, k.preview, k.created_at, k.rotated_at`
+
+func scanKey(r rowScanner, extra ...any) (app.APIKey, error) {
+	var k app.APIKey
+	dest := append([]any{&k.ID, &k.OrgID, &k.MemberID, &k.Name, &k.Preview, &k.CreatedAt, &k.RotatedAt}, extra...)
+	return k, r.Scan(dest...)
+}
+
+// CreateKey inserts a key with the hash of its token.
+func (t *Tx) CreateKey(k app.APIKey, hash []byte) error {
+	_, err := t.exec(`INSERT INTO api_keys (id, org_id, member_id, name, preview, token_hash, created_at, rotated_at)
+		VALUES (?,?,?,?,?,?,?,?)`, k.ID, k.OrgID, k.MemberID, k.Name, k.Preview, hash, k.CreatedAt, k.RotatedAt)
+	return err
+}
+
+// GetKey reads a key of an organization; an empty orgID (the operator's CLI) matches any.
+func (t *Tx) GetKey(orgID, id string) (app.APIKey, error) {
+	k, err := scanKey(t.row(`SELECT `+keyColumns+` FROM api_keys k WHERE k.id = ? AND (? = '' OR k.org_id = ?)`, id, orgID, orgID))
+	return k, one(err, "key")
+}
+
+// ListKeys lists one page of keys, oldest first; an empty orgID lists every organization's.
+func (t *Tx) ListKeys(orgID string, p app.Page) ([]app.APIKey, int, error) {
+	total, err := t.count(`SELECT COUNT(*) FROM api_keys WHERE ? = '' OR org_id = ?`, orgID, orgID)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := t.query(`SELECT `+keyColumns+` FROM api_keys k WHERE ? = '' OR k.org_id = ?
+		ORDER BY k.created_at, k.id LIMIT ? OFFSET ?`, orgID, orgID, p.Take, p.Offset())
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	out := []app.APIKey{}
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, 0, mapErr(err)
+		}
+		out = append(out, k)
+	}
+	return out, total, mapErr(rows.Err())
+}
+
+// ReplaceKeyHash stores a rotated key's new hash and preview; the old hash is gone at commit.
+func (t *Tx) ReplaceKeyHash(k app.APIKey, hash []byte) error {
+	return t.execOne("key", `UPDATE api_keys SET token_hash=?, preview=?, rotated_at=? WHERE id=?`,
+		hash, k.Preview, k.RotatedAt, k.ID)
+}
+
+// DeleteKey removes a key.
+func (t *Tx) DeleteKey(orgID, id string) error {
+	return t.execOne("key", `DELETE FROM api_keys WHERE id = ? AND (? = '' OR org_id = ?)`, id, orgID, orgID)
+}
+
+// Authenticate reads key, member and custom role in one query.
+func (t *Tx) Authenticate(hash []byte) (app.Principal, []byte, error) {
+	var p app.Principal
+	var stored []byte
+	var perms *string
+	row := t.row(`SELECT `+keyColumns+`, k.token_hash, `+prefixed("m", memberColumns)+`, r.permissions
+		FROM api_keys k JOIN members m ON m.id = k.member_id
+		LEFT JOIN roles r ON r.id = m.role AND r.org_id = m.org_id
+		WHERE k.token_hash = ?`, hash)
+	k, err := scanKey(row, &stored, &p.Member.ID, &p.Member.OrgID, &p.Member.Name, &p.Member.Email,
+		&p.Member.Avatar, &p.Member.Role, &p.Member.CreatedAt, &p.Member.UpdatedAt, &perms)
+	if err != nil {
+		return p, nil, one(err, "key")
+	}
+	p.Key = k
+	granted := app.BuiltinPermissions(p.Member.Role)
+	if granted == nil && perms != nil {
+		if err := json.Unmarshal([]byte(*perms), &granted); err != nil {
+			return p, nil, fmt.Errorf("sqlite: role permissions: %w", err)
+		}
+	}
+	p.Perms = app.NewPermissionSet(granted)
+	return p, stored, nil
+}

@@ -1,0 +1,90 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"wsapi/app"
+)
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // the client may be gone; nothing left to tell it
+}
+
+// decodeJSON reads one JSON object into v. Unknown fields, malformed JSON, wrong types and
+// bodies over the limit each become a clear 4xx that names what is wrong. An empty body reads
+// as {} so that validation can name the missing fields.
+func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
+	if r.ContentLength > limit {
+		return errTooLarge
+	}
+	body := http.MaxBytesReader(w, r.Body, limit)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	if err != nil {
+		return decodeError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return errTooLarge
+		}
+		return &app.Error{Code: app.CodeInvalidJSON, Message: "request body must hold a single JSON object"}
+	}
+	return nil
+}
+
+func decodeError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return errTooLarge
+	case errors.As(err, &syn):
+		return &app.Error{Code: app.CodeInvalidJSON, Message: fmt.Sprintf("malformed JSON at byte %d: %s", syn.Offset, syn.Error())}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &app.Error{Code: app.CodeInvalidJSON, Message: "malformed JSON: unexpected end of body"}
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			return &app.Error{Code: app.CodeInvalidJSON, Message: "request body must be a JSON object"}
+		}
+		return app.Invalid(field, "must be of type "+jsonType(typ.Type.Kind().String()))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return app.Invalid(field, "unknown field")
+	}
+	var ae *app.Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	// A field's own UnmarshalJSON (a timestamp, say) failed.
+	return &app.Error{Code: app.CodeInvalidArgument, Message: "invalid value: " + err.Error()}
+}
+
+func jsonType(kind string) string {
+	switch kind {
+	case "string":
+		return "string"
+	case "bool":
+		return "boolean"
+	case "slice", "array":
+		return "array"
+	case "map", "struct", "ptr":
+		return "object"
+	}
+	return "number"
+}

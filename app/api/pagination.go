@@ -1,0 +1,45 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"wsapi/app"
+)
+
+// pageOf reads page (>= 1, default 1) and take (1..100, default 100). Out of range is a 400,
+// never silently cut.
+func pageOf(r *http.Request) (app.Page, error) {
+	p := app.Page{Page: 1, Take: app.MaxTake}
+	q := r.URL.Query()
+	problems := app.Problems{}
+	if v := q.Get("page"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			problems.Add("page", "must be a whole number of at least 1")
+		}
+		p.Page = n
+	}
+	if v := q.Get("take"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > app.MaxTake {
+			problems.Add("take", "must be a whole number from 1 to 100")
+		}
+		p.Take = n
+	}
+	return p, problems.Err()
+}
+
+// writeList answers one page with the four pagination headers.
+func writeList[T any](w http.ResponseWriter, p app.Page, l app.List[T]) {
+	h := w.Header()
+	h.Set("pagination-count", strconv.Itoa(l.Total))
+	h.Set("pagination-page", strconv.Itoa(p.Page))
+	h.Set("pagination-take", strconv.Itoa(p.Take))
+	h.Set("pagination-next", l.Next)
+	items := l.Items
+	if items == nil {
+		items = []T{}
+	}
+	writeJSON(w, http.StatusOK, items)
+}

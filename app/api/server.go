@@ -1,0 +1,217 @@
+// Package api is the HTTP layer: the route table, middleware and thin handlers that decode a
+// request, call the app.Service and encode the answer.
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"wsapi/app"
+)
+
+// Config is what the HTTP layer needs; cli builds it from the configuration.
+type Config struct {
+	MaxBodyBytes       int64
+	RateLimitPerMinute int
+	TrustedProxies     []netip.Prefix
+	Version            string
+}
+
+// Pinger tells whether the database answers.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Server is the API's http.Handler.
+type Server struct {
+	svc     *app.Service
+	cfg     Config
+	log     *slog.Logger
+	db      Pinger
+	limiter *ipLimiter
+	handler http.Handler
+}
+
+// New builds the handler with every route of routes.go.
+func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 16 << 20
+	}
+	if cfg.RateLimitPerMinute <= 0 {
+		cfg.RateLimitPerMinute = 500
+	}
+	s := &Server{svc: svc, cfg: cfg, log: log, db: db, limiter: newIPLimiter(cfg.RateLimitPerMinute, svc.Clock)}
+	router := mount(s.routes(), s.serveRoute)
+	router.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, errNoRoute) })
+	router.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, errNoMethod) })
+	router.PanicHandler = func(w http.ResponseWriter, r *http.Request, v any) {
+		logFrom(r).Error("panic", "method", r.Method, "path", r.URL.Path, "panic", v)
+		writeError(w, r, errInternalReply)
+	}
+	router.HandleOPTIONS = false
+	s.handler = s.logRequests(s.rateLimit(router))
+	return s
+}
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Request is what a handler sees: the exchange, the path parameters and, on organization
+// routes, the caller acting on its resolved organization.
+type Request struct {
+	W      http.ResponseWriter
+	R      *http.Request
+	Caller app.Caller
+	params map[string]string
+	server *Server
+}
+
+// Param is a path parameter by the name the route table gives it.
+func (rq *Request) Param(name string) string { return rq.params[name] }
+
+// Ctx is the request's context.
+func (rq *Request) Ctx() context.Context { return rq.R.Context() }
+
+// Org is the organization the request acts on.
+func (rq *Request) Org() string { return rq.Caller.OrgID }
+
+// Decode reads the JSON body into v.
+func (rq *Request) Decode(v any) error { return decodeJSON(rq.W, rq.R, rq.server.cfg.MaxBodyBytes, v) }
+
+// JSON answers v with a status.
+func (rq *Request) JSON(status int, v any) error {
+	writeJSON(rq.W, status, v)
+	return nil
+}
+
+// NoContent answers 204.
+func (rq *Request) NoContent() error {
+	rq.W.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// Page reads page and take.
+func (rq *Request) Page() (app.Page, error) { return pageOf(rq.R) }
+
+// serveRoute runs the per-route steps: authenticate, resolve the organization, check the
+// permission, then the handler; any error is written in one place.
+func (s *Server) serveRoute(rt *route, w http.ResponseWriter, r *http.Request, params map[string]string) {
+	rq := &Request{W: w, R: r, params: params, server: s}
+	setRoute(r, rt.path)
+	if err := s.authorize(rt, rq); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if err := rt.handle(rq); err != nil {
+		writeError(w, r, err)
+	}
+}
+
+func (s *Server) authorize(rt *route, rq *Request) error {
+	if rt.public {
+		return nil
+	}
+	token, ok := strings.CutPrefix(rq.R.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return errUnauthorized
+	}
+	p, err := s.svc.Authenticate(rq.Ctx(), strings.TrimSpace(token))
+	if err != nil {
+		return err
+	}
+	rq.Caller.Principal = p
+	if org, ok := rq.params["org"]; ok {
+		if rq.Caller.OrgID, err = s.svc.ResolveOrg(rq.Ctx(), p, org); err != nil {
+			return err
+		}
+		setOrg(rq.R, rq.Caller.OrgID)
+	} else {
+		rq.Caller.OrgID = p.Key.OrgID
+	}
+	if rt.perm != "" && !p.Perms.Has(rt.perm) {
+		return app.Forbidden(rt.perm)
+	}
+	return nil
+}
+
+// requestInfo carries what the request log reports and the handlers fill in.
+type requestInfo struct {
+	route string
+	org   string
+}
+
+type infoKey struct{}
+
+func setRoute(r *http.Request, route string) {
+	if ri, ok := r.Context().Value(infoKey{}).(*requestInfo); ok {
+		ri.route = route
+	}
+}
+
+func setOrg(r *http.Request, org string) {
+	if ri, ok := r.Context().Value(infoKey{}).(*requestInfo); ok {
+		ri.org = org
+	}
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusRecorder) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// logRequests logs method, route pattern, status, duration and organization; never the
+// Authorization header or the query string (it may carry unsubscribe tokens).
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ri := &requestInfo{}
+		ctx := context.WithValue(r.Context(), infoKey{}, ri)
+		ctx = context.WithValue(ctx, loggerKey{}, s.log)
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r.WithContext(ctx))
+		route := ri.route
+		if route == "" {
+			route = "(unmatched)"
+		}
+		s.log.Info("request", "method", r.Method, "route", route, "status", rec.status,
+			"duration_ms", float64(time.Since(start).Microseconds())/1000, "org", ri.org)
+	})
+}
+
+// rateLimit spends a token per request and sets the RateLimit headers on every response.
+func (s *Server) rateLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ok, remaining, reset, retry := s.limiter.take(clientIP(r, s.cfg.TrustedProxies))
+		h := w.Header()
+		h.Set("RateLimit-Limit", itoa(s.cfg.RateLimitPerMinute))
+		h.Set("RateLimit-Remaining", itoa(remaining))
+		h.Set("RateLimit-Reset", ceilSeconds(reset))
+		if !ok {
+			h.Set("Retry-After", ceilSeconds(retry))
+			writeError(w, r, &app.Error{Code: app.CodeRateLimited, Message: "too many requests; retry after " + ceilSeconds(retry) + " s"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,114 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Code names a class of failure. The HTTP layer maps each code to one status in one place;
+// the domain never picks a status itself.
+type Code string
+
+// The codes of DESIGN.md's HTTP conventions.
+const (
+	CodeInvalidJSON     Code = "invalid_json"
+	CodeInvalidArgument Code = "invalid_argument"
+	CodeUnauthenticated Code = "unauthenticated"
+	CodePermission      Code = "permission_denied"
+	CodeNotFound        Code = "not_found"
+	CodeConflict        Code = "conflict"
+	CodeTooLarge        Code = "payload_too_large"
+	CodeRateLimited     Code = "rate_limited"
+	CodeInternal        Code = "internal"
+)
+
+// Error is a failure the API can show to a client: a code, a message fit for people and,
+// for invalid input, the reason per field.
+type Error struct {
+	Code    Code
+	Message string
+	Fields  map[string]string
+}
+
+func (e *Error) Error() string {
+	if len(e.Fields) == 0 {
+		return string(e.Code) + ": " + e.Message
+	}
+	keys := make([]string, 0, len(e.Fields))
+	for k := range e.Fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ": " + e.Fields[k]
+	}
+	return string(e.Code) + ": " + e.Message + " (" + strings.Join(parts, "; ") + ")"
+}
+
+// Is lets errors.Is(err, ErrNotFound) match any *Error of the same code.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code && t.Message == "" && t.Fields == nil
+}
+
+// Sentinels to compare with errors.Is; they match any Error of their code.
+var (
+	ErrNotFound        = &Error{Code: CodeNotFound}
+	ErrConflict        = &Error{Code: CodeConflict}
+	ErrPermission      = &Error{Code: CodePermission}
+	ErrUnauthenticated = &Error{Code: CodeUnauthenticated}
+	ErrInvalid         = &Error{Code: CodeInvalidArgument}
+)
+
+// NotFound says that a thing does not exist or is not visible to the caller; both read alike.
+func NotFound(what string) *Error {
+	return &Error{Code: CodeNotFound, Message: what + " not found"}
+}
+
+// Conflict says that the change clashes with the current state.
+func Conflict(format string, args ...any) *Error {
+	return &Error{Code: CodeConflict, Message: fmt.Sprintf(format, args...)}
+}
+
+// Forbidden says that the caller's role lacks a permission.
+func Forbidden(perm Permission) *Error {
+	return &Error{Code: CodePermission, Message: "this key lacks the permission " + string(perm)}
+}
+
+// Invalid is a 400 naming one field.
+func Invalid(field, why string) *Error {
+	return &Error{Code: CodeInvalidArgument, Message: "invalid " + field + ": " + why, Fields: map[string]string{field: why}}
+}
+
+// Problems gathers field errors during validation so a client sees all of them at once.
+type Problems map[string]string
+
+// Add records why a field is wrong; the first reason per field wins.
+func (p Problems) Add(field, why string) {
+	if _, ok := p[field]; !ok {
+		p[field] = why
+	}
+}
+
+// Err is nil when nothing was added, else an invalid_argument Error naming every field.
+func (p Problems) Err() error {
+	if len(p) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return &Error{Code: CodeInvalidArgument, Message: "invalid " + strings.Join(keys, ", "), Fields: map[string]string(p)}
+}
+
+// AsError finds the *Error in err's chain.
+func AsError(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}

@@ -1,0 +1,63 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+)
+
+// Store runs work in a transaction. Write transactions are serialized on one connection, so
+// a service can read, decide and write (and emit events) without races; Read runs on a
+// snapshot from the reader pool.
+type Store interface {
+	Read(ctx context.Context, fn func(Tx) error) error
+	Write(ctx context.Context, fn func(Tx) error) error
+}
+
+// Tx is everything a service can do inside one transaction. Each aggregate declares its part
+// next to its types; the sqlite package implements them, one file per aggregate.
+type Tx interface {
+	OrgTx
+	MemberTx
+	RoleTx
+	KeyTx
+}
+
+// Service holds the business rules of every area. Handlers call it; it calls the Store.
+type Service struct {
+	Store Store
+	Clock Clock
+	Log   *slog.Logger
+}
+
+// NewService wires a service; a nil clock means the system clock.
+func NewService(store Store, clock Clock, log *slog.Logger) *Service {
+	if clock == nil {
+		clock = SystemClock{}
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Service{Store: store, Clock: clock, Log: log}
+}
+
+func (s *Service) now() Time { return At(s.Clock.Now()) }
+
+// Page is the page/take pair of a list request.
+type Page struct {
+	Page int
+	Take int
+}
+
+// Offset is the number of rows before the page.
+func (p Page) Offset() int { return (p.Page - 1) * p.Take }
+
+// MaxTake is the largest page size the API accepts.
+const MaxTake = 100
+
+// List is one page of results and the number of rows matching in all.
+type List[T any] struct {
+	Items []T
+	Total int
+	// Next is the cursor of the following page on cursor-paginated lists, "" on the last.
+	Next string
+}

@@ -1,0 +1,90 @@
+package app
+
+import (
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Time is a timestamp of the API: JSON and the database both hold it as RFC 3339 UTC with
+// milliseconds, a fixed-width form that also sorts as text. The zero Time is null.
+type Time struct{ time.Time }
+
+// At wraps t, truncated to the millisecond the API shows.
+func At(t time.Time) Time { return Time{t.UTC().Truncate(time.Millisecond)} }
+
+// Ptr returns a pointer to a copy of t, for optional fields.
+func (t Time) Ptr() *Time { return &t }
+
+// String renders the API form, or "" for the zero time.
+func (t Time) String() string {
+	if t.IsZero() {
+		return ""
+	}
+	return FormatTime(t.Time)
+}
+
+// MarshalJSON writes the API form, or null for the zero time.
+func (t Time) MarshalJSON() ([]byte, error) {
+	if t.IsZero() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(t.String())
+}
+
+// UnmarshalJSON accepts null or any RFC 3339 time.
+func (t *Time) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*t = Time{}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := ParseTime(s)
+	if err != nil {
+		return err
+	}
+	*t = v
+	return nil
+}
+
+// ParseTime reads an RFC 3339 time.
+func ParseTime(s string) (Time, error) {
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return Time{}, fmt.Errorf("not an RFC 3339 date-time")
+	}
+	return At(v), nil
+}
+
+// Value stores the API form, or NULL for the zero time.
+func (t Time) Value() (driver.Value, error) {
+	if t.IsZero() {
+		return nil, nil
+	}
+	return t.String(), nil
+}
+
+// Scan reads a stored timestamp; NULL becomes the zero time.
+func (t *Time) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*t = Time{}
+		return nil
+	case string:
+		p, err := ParseTime(v)
+		*t = p
+		return err
+	case []byte:
+		p, err := ParseTime(string(v))
+		*t = p
+		return err
+	case time.Time:
+		*t = At(v)
+		return nil
+	}
+	return fmt.Errorf("app: cannot scan %T into Time", src)
+}

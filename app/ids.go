@@ -2,6 +2,7 @@ package app
 
 import (
 	"crypto/rand"
+	"sync"
 	"time"
 )
 
@@ -47,3 +48,34 @@ const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
 
 // FormatTime renders t in the API's timestamp form.
 func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
+
+// ManualClock is a Clock that moves only when told; tests use it to cross retry delays,
+// retention periods and rate-limit windows without sleeping.
+type ManualClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewManualClock starts a manual clock at t.
+func NewManualClock(t time.Time) *ManualClock { return &ManualClock{now: t.UTC()} }
+
+// Now returns the clock's time.
+func (c *ManualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock forward by d.
+func (c *ManualClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// Set moves the clock to t.
+func (c *ManualClock) Set(t time.Time) {
+	c.mu.Lock()
+	c.now = t.UTC()
+	c.mu.Unlock()
+}

@@ -16,8 +16,6 @@ import (
 	"golang.org/x/crypto/acme/autocert"
 
 	"wsapi/app"
-	"wsapi/app/api"
-	"wsapi/sqlite"
 )
 
 // shutdownGrace bounds how long in-flight requests may take to finish after a signal.
@@ -42,26 +40,17 @@ func serveCmd(e *env) *cobra.Command {
 // ready, when set, is told the address once the listener is open (tests use port 0).
 func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 	log := e.logger()
-	db, err := e.openStore(ctx, func(r sqlite.MigrationResult) {
-		log.Info("migration applied", "name", r.Name, "duration", r.Duration)
-	})
+	rt, err := Build(ctx, e.cfg, Options{Log: log})
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	svc := app.NewService(db, nil, log)
-	if err := e.bootstrap(ctx, svc); err != nil {
+	defer rt.Close()
+	if err := e.bootstrap(ctx, rt.Service); err != nil {
 		return err
 	}
-	proxies, _ := e.cfg.trustedProxies()
-	handler := api.New(svc, db, api.Config{
-		MaxBodyBytes:       e.cfg.HTTP.MaxBodyBytes,
-		RateLimitPerMinute: e.cfg.HTTP.RateLimitPerMinute,
-		TrustedProxies:     proxies,
-		Version:            Version,
-	}, log)
+	rt.Start()
 	srv := &http.Server{
-		Handler:           handler,
+		Handler:           rt.Handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          nil,

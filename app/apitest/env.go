@@ -1,0 +1,242 @@
+// Package apitest is the end-to-end test harness: a real server (the same wiring as
+// `app serve`) over a real SQLite file in t.TempDir(), with helpers to make organizations,
+// members and keys and to call the API over HTTP.
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"wsapi/app"
+	"wsapi/cli"
+)
+
+// Env is one running server and what a test needs to drive it.
+type Env struct {
+	T       testing.TB
+	Runtime *cli.Runtime
+	Server  *httptest.Server
+	Clock   *app.ManualClock
+	// AdminKey is an ADMIN key of Org, the bootstrap organization.
+	AdminKey string
+	Org      app.Org
+	Owner    app.Member
+}
+
+// Start is the default moment of a test's manual clock.
+var Start = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// New starts a server; configure may change the configuration before it is built.
+func New(t testing.TB, configure ...func(*cli.Config)) *Env {
+	t.Helper()
+	cfg := cli.DefaultConfig()
+	cfg.DB.Path = filepath.Join(t.TempDir(), "test.db")
+	cfg.Secrets.KeyFile = filepath.Join(filepath.Dir(cfg.DB.Path), "app.key")
+	for _, f := range configure {
+		f(&cfg)
+	}
+	clock := app.NewManualClock(Start)
+	log := slog.New(slog.DiscardHandler)
+	if os.Getenv("APITEST_LOG") != "" {
+		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	rt, err := cli.Build(context.Background(), cfg, cli.Options{Clock: clock, Log: log})
+	if err != nil {
+		t.Fatalf("apitest: build: %v", err)
+	}
+	e := &Env{T: t, Runtime: rt, Clock: clock}
+	nk, ok, err := rt.Service.Bootstrap(context.Background(), "test admin")
+	if err != nil || !ok {
+		t.Fatalf("apitest: bootstrap: %v (created %v)", err, ok)
+	}
+	e.AdminKey = nk.Token
+	e.Org, _ = rt.Service.GetOrg(context.Background(), nk.OrgID)
+	e.Owner, _ = rt.Service.GetMember(context.Background(), nk.OrgID, nk.MemberID)
+	e.Server = httptest.NewServer(rt.Handler)
+	rt.Start()
+	t.Cleanup(func() {
+		e.Server.Close()
+		rt.Close()
+	})
+	return e
+}
+
+// Response is a finished API call.
+type Response struct {
+	T      testing.TB
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Do calls the API. body may be nil, a string or []byte (sent as is), or a value (sent as
+// JSON); key may be "" for no credential.
+func (e *Env) Do(method, path, key string, body any) *Response {
+	e.T.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			e.T.Fatalf("apitest: marshal: %v", err)
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, e.Server.URL+path, rd)
+	if err != nil {
+		e.T.Fatalf("apitest: request: %v", err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return e.Send(req)
+}
+
+// Send runs a prepared request.
+func (e *Env) Send(req *http.Request) *Response {
+	e.T.Helper()
+	res, err := e.Server.Client().Do(req)
+	if err != nil {
+		e.T.Fatalf("apitest: %s %s: %v", req.Method, req.URL.Path, err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		e.T.Fatalf("apitest: read body: %v", err)
+	}
+	return &Response{T: e.T, Status: res.StatusCode, Header: res.Header, Body: data}
+}
+
+// Expect fails the test unless the status is want; it returns the response for chaining.
+func (r *Response) Expect(want int) *Response {
+	r.T.Helper()
+	if r.Status != want {
+		r.T.Fatalf("status %d, want %d; body: %s", r.Status, want, r.Body)
+	}
+	return r
+}
+
+// JSON decodes the body into v.
+func (r *Response) JSON(v any) {
+	r.T.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		r.T.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+// Map decodes the body as a JSON object.
+func (r *Response) Map() map[string]any {
+	r.T.Helper()
+	var m map[string]any
+	r.JSON(&m)
+	return m
+}
+
+// List decodes the body as a JSON array of objects.
+func (r *Response) List() []map[string]any {
+	r.T.Helper()
+	var l []map[string]any
+	r.JSON(&l)
+	return l
+}
+
+// ErrorCode is error.code of an error body.
+func (r *Response) ErrorCode() string {
+	r.T.Helper()
+	var b struct {
+		Error struct {
+			Code   string            `json:"code"`
+			Fields map[string]string `json:"fields"`
+		} `json:"error"`
+	}
+	r.JSON(&b)
+	return b.Error.Code
+}
+
+// ErrorFields is error.fields of an error body.
+func (r *Response) ErrorFields() map[string]string {
+	r.T.Helper()
+	var b struct {
+		Error struct {
+			Fields map[string]string `json:"fields"`
+		} `json:"error"`
+	}
+	r.JSON(&b)
+	return b.Error.Fields
+}
+
+// ExpectError checks status, error code and, when given, that fields names field.
+func (r *Response) ExpectError(status int, code string, field ...string) *Response {
+	r.T.Helper()
+	r.Expect(status)
+	if got := r.ErrorCode(); got != code {
+		r.T.Fatalf("error code %q, want %q; body: %s", got, code, r.Body)
+	}
+	fields := r.ErrorFields()
+	for _, f := range field {
+		if _, ok := fields[f]; !ok {
+			r.T.Fatalf("error fields %v do not name %q", fields, f)
+		}
+	}
+	return r
+}
+
+// SubOrg creates a sub-organization of parent through the API with key.
+func (e *Env) SubOrg(key, parent, name string) app.Org {
+	e.T.Helper()
+	var o app.Org
+	e.Do("POST", "/orgs/"+parent+"/sub-orgs", key, map[string]any{"name": name}).Expect(201).JSON(&o)
+	return o
+}
+
+// Member creates a member of org with role through the API with key.
+func (e *Env) Member(key, org, name, role string) app.Member {
+	e.T.Helper()
+	var m app.Member
+	email := strings.ToLower(strings.ReplaceAll(name, " ", ".")) + "@example.com"
+	e.Do("POST", "/orgs/"+org+"/members", key, map[string]any{"name": name, "email": email, "role": role}).Expect(201).JSON(&m)
+	return m
+}
+
+// Key creates a key acting as member in org through the API with key, and answers its token.
+func (e *Env) Key(key, org, memberID string) string {
+	e.T.Helper()
+	var nk app.NewKey
+	e.Do("POST", "/orgs/"+org+"/keys", key, map[string]any{"name": "test key", "member_id": memberID}).Expect(201).JSON(&nk)
+	return nk.Token
+}
+
+// OrgWithAdmin makes a sub-organization of the bootstrap org with its own ADMIN key.
+func (e *Env) OrgWithAdmin(name string) (app.Org, string) {
+	e.T.Helper()
+	o := e.SubOrg(e.AdminKey, e.Org.ID, name)
+	m := e.Member(e.AdminKey, o.ID, name+" admin", app.RoleAdmin)
+	return o, e.Key(e.AdminKey, o.ID, m.ID)
+}
+
+// RoleKey makes a custom role with perms in org, a member holding it, and its key.
+func (e *Env) RoleKey(org string, perms ...string) string {
+	e.T.Helper()
+	var role app.Role
+	e.Do("POST", "/orgs/"+org+"/roles", e.AdminKey, map[string]any{"name": "role " + app.RandomBase62(6), "permissions": perms}).Expect(201).JSON(&role)
+	m := e.Member(e.AdminKey, org, "member "+app.RandomBase62(6), role.ID)
+	return e.Key(e.AdminKey, org, m.ID)
+}

@@ -20,6 +20,9 @@ type Tx interface {
 	MemberTx
 	RoleTx
 	KeyTx
+	EventTx
+	WebhookTx
+	DeliveryTx
 }
 
 // Service holds the business rules of every area. Handlers call it; it calls the Store.
@@ -27,6 +30,11 @@ type Service struct {
 	Store Store
 	Clock Clock
 	Log   *slog.Logger
+	// Webhooks is the delivery policy; Resolver checks webhook hosts (nil: the system's);
+	// Sender makes delivery requests (set by the wiring, see app/webhook).
+	Webhooks WebhookPolicy
+	Resolver Resolver
+	Sender   WebhookSender
 }
 
 // NewService wires a service; a nil clock means the system clock.
@@ -60,4 +68,10 @@ type List[T any] struct {
 	Total int
 	// Next is the cursor of the following page on cursor-paginated lists, "" on the last.
 	Next string
+}
+
+// Sealer encrypts secrets at rest (see app/secret).
+type Sealer interface {
+	Seal(plaintext string) (string, error)
+	Open(sealed string) (string, error)
 }

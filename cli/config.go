@@ -172,9 +172,6 @@ func decodeConfig(v *viper.Viper) (Config, error) {
 		}
 		c.HTTP.PublicURL = scheme + c.HTTP.Addr
 	}
-	if c.Secrets.KeyFile == "" {
-		c.Secrets.KeyFile = filepath.Join(filepath.Dir(c.DB.Path), "app.key")
-	}
 	return c, c.validate()
 }
 
@@ -192,6 +189,14 @@ func (c Config) validate() error {
 		return fmt.Errorf("config: webhooks.workers, webhooks.tick and webhooks.timeout must be positive")
 	}
 	return nil
+}
+
+// keyFile is secrets.key_file, by default app.key beside the database.
+func (c Config) keyFile() string {
+	if c.Secrets.KeyFile != "" {
+		return c.Secrets.KeyFile
+	}
+	return filepath.Join(filepath.Dir(c.DB.Path), "app.key")
 }
 
 // trustedProxies parses http.trusted_proxies; a bare address is a /32 or /128.

@@ -63,7 +63,7 @@ func NewRootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&e.configFile, "config", "", "configuration file (default ./config.yaml when present)")
 	root.PersistentFlags().BoolVar(&e.json, "json", false, "print JSON for scripts")
 	root.PersistentFlags().String("db", "", "SQLite file (overrides db.path)")
-	root.AddCommand(serveCmd(e), migrateCmd(e), orgsCmd(e), keysCmd(e), versionCmd(e), backupCmd(e))
+	root.AddCommand(serveCmd(e), migrateCmd(e), orgsCmd(e), keysCmd(e), deliveriesCmd(e), versionCmd(e), backupCmd(e))
 	// Errors go to stderr here rather than through cobra so the exit code stays 1.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return fmt.Errorf("%w\n\n%s", err, c.UsageString()) })
 	for _, c := range root.Commands() {
@@ -126,13 +126,14 @@ func (e *env) openStore(ctx context.Context, progress func(sqlite.MigrationResul
 	return db, nil
 }
 
-// service opens the store and builds the domain service for an admin command.
+// service wires the application as serve does (without starting workers) for an admin
+// command.
 func (e *env) service(ctx context.Context) (*app.Service, func(), error) {
-	db, err := e.openStore(ctx, nil)
+	rt, err := Build(ctx, e.cfg, Options{Log: e.logger()})
 	if err != nil {
 		return nil, nil, err
 	}
-	return app.NewService(db, nil, e.logger()), func() { db.Close() }, nil
+	return rt.Service, func() { rt.Close() }, nil
 }
 
 // print writes v as JSON with --json, else the text for people.

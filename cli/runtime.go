@@ -4,11 +4,16 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/spf13/viper"
 
 	"wsapi/app"
 	"wsapi/app/api"
+	"wsapi/app/janitor"
+	"wsapi/app/secret"
+	"wsapi/app/webhook"
 	"wsapi/sqlite"
 )
 
@@ -21,6 +26,9 @@ type Runtime struct {
 	Handler http.Handler
 	Log     *slog.Logger
 
+	Dispatcher *webhook.Dispatcher
+	Janitor    *janitor.Janitor
+
 	stop    context.CancelFunc
 	stopped chan struct{}
 }
@@ -29,6 +37,8 @@ type Runtime struct {
 type Options struct {
 	Clock app.Clock
 	Log   *slog.Logger
+	// Resolver replaces the system DNS resolver for webhook targets (tests).
+	Resolver app.Resolver
 }
 
 // DefaultConfig is the configuration with every default and nothing else (no file, no env).
@@ -61,6 +71,11 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		return nil, err
 	}
 	svc := app.NewService(db, opt.Clock, log)
+	rt := &Runtime{Config: cfg, DB: db, Service: svc, Log: log}
+	if err := rt.wireWebhooks(cfg, opt); err != nil {
+		db.Close()
+		return nil, err
+	}
 	proxies, err := cfg.trustedProxies()
 	if err != nil {
 		db.Close()
@@ -72,7 +87,35 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		TrustedProxies:     proxies,
 		Version:            Version,
 	}, log)
-	return &Runtime{Config: cfg, DB: db, Service: svc, Handler: handler, Log: log}, nil
+	rt.Handler = handler
+	return rt, nil
+}
+
+// wireWebhooks seals secrets with the key file and sets up the guarded sender, the
+// dispatcher (nudged by every commit that queues deliveries) and the janitor.
+func (rt *Runtime) wireWebhooks(cfg Config, opt Options) error {
+	box, err := secret.LoadOrCreate(cfg.keyFile())
+	if err != nil {
+		return err
+	}
+	rt.DB.SetSealer(box)
+	wc := cfg.Webhooks
+	rt.Service.Webhooks = app.WebhookPolicy{RetrySchedule: wc.RetrySchedule, DisableAfter: wc.DisableAfter,
+		Timeout: wc.Timeout, Retention: wc.Retention, AllowPrivateTargets: wc.AllowPrivateTargets}
+	rt.Service.Resolver = opt.Resolver
+	client, err := webhook.NewHTTPClient(webhook.ClientOptions{Timeout: wc.Timeout, AllowPrivate: wc.AllowPrivateTargets,
+		CAFile: wc.CAFile, Resolver: opt.Resolver})
+	if err != nil {
+		return err
+	}
+	sender := &webhook.Sender{HTTP: client, Clock: rt.Service.Clock}
+	rt.Service.Sender = sender
+	rt.Dispatcher = webhook.NewDispatcher(rt.Service, sender, wc.Workers, wc.Tick, rt.Log)
+	rt.DB.OnEventCommitted(rt.Dispatcher.Nudge)
+	rt.Janitor = &janitor.Janitor{Interval: time.Hour, Log: rt.Log, Tasks: []janitor.Task{
+		{Name: "webhook delivery retention", Run: rt.Service.PurgeDeliveries},
+	}}
+	return nil
 }
 
 // Start runs the background workers until Close.
@@ -80,9 +123,13 @@ func (rt *Runtime) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	rt.stop = cancel
 	rt.stopped = make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); rt.Dispatcher.Run(ctx) }()
+	go func() { defer wg.Done(); rt.Janitor.Run(ctx) }()
 	go func() {
-		defer close(rt.stopped)
-		<-ctx.Done()
+		wg.Wait()
+		close(rt.stopped)
 	}()
 }
 

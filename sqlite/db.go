@@ -19,7 +19,17 @@ type DB struct {
 	writer *sql.DB
 	reader *sql.DB
 	path   string
+	sealer app.Sealer
+	// onEvent is called after a write transaction that stored events has committed, so
+	// the webhook dispatcher can start at once instead of on its next tick.
+	onEvent func()
 }
+
+// SetSealer sets what seals secrets at rest; it must be set before secrets are stored.
+func (db *DB) SetSealer(s app.Sealer) { db.sealer = s }
+
+// OnEventCommitted sets the hook run after each commit that stored events.
+func (db *DB) OnEventCommitted(f func()) { db.onEvent = f }
 
 var _ app.Store = (*DB)(nil)
 
@@ -84,8 +94,10 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Tx is one transaction; its methods, one file per aggregate, implement app.Tx.
 type Tx struct {
-	tx  *sql.Tx
-	ctx context.Context
+	tx      *sql.Tx
+	ctx     context.Context
+	db      *DB
+	emitted bool
 }
 
 var _ app.Tx = (*Tx)(nil)
@@ -97,7 +109,7 @@ func (db *DB) Read(ctx context.Context, fn func(app.Tx) error) error {
 		return fmt.Errorf("sqlite: begin read: %w", err)
 	}
 	defer tx.Rollback()
-	return fn(&Tx{tx: tx, ctx: ctx})
+	return fn(&Tx{tx: tx, ctx: ctx, db: db})
 }
 
 // Write runs fn in the one write transaction; an error from fn rolls everything back.
@@ -106,12 +118,16 @@ func (db *DB) Write(ctx context.Context, fn func(app.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: begin: %w", err)
 	}
-	if err := fn(&Tx{tx: tx, ctx: ctx}); err != nil {
+	t := &Tx{tx: tx, ctx: ctx, db: db}
+	if err := fn(t); err != nil {
 		tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: commit: %w", err)
+	}
+	if t.emitted && db.onEvent != nil {
+		db.onEvent()
 	}
 	return nil
 }

@@ -57,6 +57,17 @@ func (s *Server) routes() []*route {
 		r(post, "/orgs/{org}/keys", wr("keys"), s.createKey),
 		r(post, "/orgs/{org}/keys/{id}/rotate", wr("keys"), s.rotateKey),
 		r(del, "/orgs/{org}/keys/{id}", wr("keys"), s.deleteKey),
+
+		r(get, "/orgs/{org}/webhooks", rd("webhooks"), s.listWebhooks),
+		r(post, "/orgs/{org}/webhooks", wr("webhooks"), s.createWebhook),
+		r(get, "/orgs/{org}/webhooks/events", rd("webhooks"), s.listEventTypes),
+		r(get, "/orgs/{org}/webhooks/{id}", rd("webhooks"), s.getWebhook),
+		r(patch, "/orgs/{org}/webhooks/{id}", wr("webhooks"), s.patchWebhook),
+		r(del, "/orgs/{org}/webhooks/{id}", wr("webhooks"), s.deleteWebhook),
+		r(post, "/orgs/{org}/webhooks/{id}/test", wr("webhooks"), s.testWebhook),
+		r(post, "/orgs/{org}/webhooks/{id}/rotate", wr("webhooks"), s.rotateWebhook),
+		r(get, "/orgs/{org}/webhooks/{id}/deliveries", rd("webhooks"), s.listDeliveries),
+		r(post, "/orgs/{org}/webhooks/{id}/deliveries/{delivery_id}/replay", wr("webhooks"), s.replayDelivery),
 	}
 }
 

@@ -1,0 +1,129 @@
+package apitest
+
+import (
+	"encoding/pem"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Received is one request a Receiver got.
+type Received struct {
+	Header http.Header
+	Body   []byte
+	At     time.Time
+}
+
+// Receiver is a real local HTTPS webhook endpoint. It answers 200 unless told otherwise and
+// records every request.
+type Receiver struct {
+	*httptest.Server
+	mu       sync.Mutex
+	got      []Received
+	respond  http.HandlerFunc
+	arrived  chan struct{}
+	shutdown chan struct{}
+}
+
+// NewReceiver starts a TLS receiver; its certificate is the one every httptest TLS server
+// uses, which the harness trusts through webhooks.ca_file.
+func NewReceiver(t testing.TB) *Receiver {
+	t.Helper()
+	r := &Receiver{arrived: make(chan struct{}, 1<<16), shutdown: make(chan struct{})}
+	r.respond = func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }
+	r.Server = httptest.NewTLSServer(http.HandlerFunc(r.serve))
+	t.Cleanup(func() {
+		close(r.shutdown)
+		r.Server.Close()
+	})
+	return r
+}
+
+func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	r.mu.Lock()
+	r.got = append(r.got, Received{Header: req.Header.Clone(), Body: body, At: time.Now()})
+	respond := r.respond
+	r.mu.Unlock()
+	r.arrived <- struct{}{}
+	respond(w, req)
+}
+
+// Respond sets how the receiver answers from now on.
+func (r *Receiver) Respond(h http.HandlerFunc) {
+	r.mu.Lock()
+	r.respond = h
+	r.mu.Unlock()
+}
+
+// Status makes the receiver answer code.
+func (r *Receiver) Status(code int) {
+	r.Respond(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(code) })
+}
+
+// Hang makes the receiver hold every request until the client gives up or the test ends.
+func (r *Receiver) Hang() {
+	r.Respond(func(w http.ResponseWriter, req *http.Request) {
+		select {
+		case <-req.Context().Done():
+		case <-r.shutdown:
+		}
+	})
+}
+
+// Requests is a copy of what arrived so far.
+func (r *Receiver) Requests() []Received {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Received(nil), r.got...)
+}
+
+// Wait blocks until n requests have arrived in all, failing the test after timeout.
+func (r *Receiver) Wait(t testing.TB, n int, timeout time.Duration) []Received {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		if got := r.Requests(); len(got) >= n {
+			return got
+		}
+		select {
+		case <-r.arrived:
+		case <-deadline:
+			t.Fatalf("receiver: %d request(s) after %s, want %d", len(r.Requests()), timeout, n)
+		}
+	}
+}
+
+// Quiet fails the test if more than n requests arrive within d.
+func (r *Receiver) Quiet(t testing.TB, n int, d time.Duration) {
+	t.Helper()
+	time.Sleep(d)
+	if got := len(r.Requests()); got > n {
+		t.Fatalf("receiver: %d request(s), want no more than %d", got, n)
+	}
+}
+
+var (
+	caOnce sync.Once
+	caPEM  []byte
+)
+
+// testCAFile writes the certificate of httptest's TLS servers as a PEM file.
+func testCAFile(t testing.TB) string {
+	caOnce.Do(func() {
+		srv := httptest.NewUnstartedServer(http.NotFoundHandler())
+		srv.StartTLS()
+		caPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+		srv.Close()
+	})
+	path := filepath.Join(t.TempDir(), "receivers-ca.pem")
+	if err := os.WriteFile(path, caPEM, 0o600); err != nil {
+		t.Fatalf("apitest: write CA: %v", err)
+	}
+	return path
+}

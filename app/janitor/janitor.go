@@ -1,0 +1,48 @@
+// Package janitor runs the periodic clean-up tasks (delivery retention, temporary chats).
+package janitor
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// Task is one clean-up pass; it answers how many rows it removed.
+type Task struct {
+	Name string
+	Run  func(ctx context.Context) (int, error)
+}
+
+// Janitor runs every task once per interval.
+type Janitor struct {
+	Interval time.Duration
+	Tasks    []Task
+	Log      *slog.Logger
+}
+
+// Run loops until ctx ends, starting with a pass at once.
+func (j *Janitor) Run(ctx context.Context) {
+	ticker := time.NewTicker(j.Interval)
+	defer ticker.Stop()
+	for {
+		j.RunOnce(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+// RunOnce runs each task once.
+func (j *Janitor) RunOnce(ctx context.Context) {
+	for _, t := range j.Tasks {
+		n, err := t.Run(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			j.Log.Error("janitor", "task", t.Name, "err", err)
+		case n > 0:
+			j.Log.Info("janitor", "task", t.Name, "removed", n)
+		}
+	}
+}

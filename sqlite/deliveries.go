@@ -1,0 +1,208 @@
+package sqlite
+
+import (
+	"strings"
+
+	"wsapi/app"
+)
+
+// CreateDelivery inserts a pending delivery.
+func (t *Tx) CreateDelivery(d app.Delivery) error {
+	_, err := t.exec(`INSERT INTO webhook_deliveries (id, org_id, webhook_id, event_id, event_type, status,
+		attempts_count, next_attempt_at, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+		d.ID, d.OrgID, d.WebhookID, d.EventID, d.EventType, d.Status, d.AttemptsCount, d.NextAttemptAt,
+		d.CreatedAt, d.UpdatedAt)
+	t.emitted = t.emitted || err == nil
+	return err
+}
+
+// ClaimDue ranks due deliveries per endpoint (oldest first) so that one endpoint with a deep
+// backlog cannot take every worker, then leases the ones it answers.
+func (t *Tx) ClaimDue(now, leaseUntil app.Time, limit, perEndpoint int, busy map[string]int) ([]app.Job, error) {
+	inFlight := 0
+	for _, n := range busy {
+		inFlight += n
+	}
+	rows, err := t.query(`WITH due AS (
+			SELECT d.id, d.webhook_id, d.next_attempt_at,
+				ROW_NUMBER() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS rn
+			FROM webhook_deliveries d
+			JOIN webhook_endpoints w ON w.id = d.webhook_id AND w.enabled = 1
+			JOIN orgs o ON o.id = d.org_id AND o.balance > 0
+			WHERE d.status = 'PENDING' AND d.next_attempt_at <= ?1
+				AND (d.lease_until IS NULL OR d.lease_until <= ?1)
+		)
+		SELECT id, webhook_id FROM due WHERE rn <= ?2 ORDER BY rn, next_attempt_at, id LIMIT ?3`,
+		now, perEndpoint, limit+inFlight)
+	if err != nil {
+		return nil, err
+	}
+	taken := map[string]int{}
+	var ids []string
+	for rows.Next() && len(ids) < limit {
+		var id, webhook string
+		if err := rows.Scan(&id, &webhook); err != nil {
+			rows.Close()
+			return nil, mapErr(err)
+		}
+		if busy[webhook]+taken[webhook] < perEndpoint {
+			taken[webhook]++
+			ids = append(ids, id)
+		}
+	}
+	rows.Close()
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return t.lease(ids, leaseUntil)
+}
+
+func (t *Tx) lease(ids []string, leaseUntil app.Time) ([]app.Job, error) {
+	args := []any{leaseUntil}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	in := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
+	if _, err := t.exec(`UPDATE webhook_deliveries SET lease_until = ? WHERE id IN (`+in+`)`, args...); err != nil {
+		return nil, err
+	}
+	rows, err := t.query(`SELECT d.id, d.org_id, d.webhook_id, w.url, w.secret, e.id, e.type, e.body, d.attempts_count
+		FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.webhook_id JOIN events e ON e.id = d.event_id
+		WHERE d.id IN (`+in+`)`, args[1:]...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var jobs []app.Job
+	for rows.Next() {
+		var j app.Job
+		var sealed, body string
+		if err := rows.Scan(&j.DeliveryID, &j.OrgID, &j.WebhookID, &j.URL, &sealed, &j.EventID, &j.EventType,
+			&body, &j.Attempt); err != nil {
+			return nil, mapErr(err)
+		}
+		if j.Secret, err = t.open(sealed); err != nil {
+			return nil, err
+		}
+		j.Body, j.Attempt = []byte(body), j.Attempt+1
+		jobs = append(jobs, j)
+	}
+	return jobs, mapErr(rows.Err())
+}
+
+const deliveryColumns = `d.id, d.org_id, d.webhook_id, d.event_id, d.event_type, d.status, d.attempts_count,
+	d.next_attempt_at, d.created_at, d.updated_at, e.body`
+
+func scanDelivery(r rowScanner) (app.Delivery, error) {
+	var d app.Delivery
+	var body string
+	err := r.Scan(&d.ID, &d.OrgID, &d.WebhookID, &d.EventID, &d.EventType, &d.Status, &d.AttemptsCount,
+		&d.NextAttemptAt, &d.CreatedAt, &d.UpdatedAt, &body)
+	if err != nil {
+		return d, err
+	}
+	if d.Status != app.DeliveryPending {
+		d.NextAttemptAt = app.Time{}
+	}
+	d.Event, err = app.EventOf([]byte(body))
+	return d, err
+}
+
+// GetDelivery reads a delivery with its event and attempts; an empty orgID matches any.
+func (t *Tx) GetDelivery(orgID, id string) (app.Delivery, error) {
+	d, err := scanDelivery(t.row(`SELECT `+deliveryColumns+` FROM webhook_deliveries d
+		JOIN events e ON e.id = d.event_id WHERE d.id = ? AND (?2 = '' OR d.org_id = ?2)`, id, orgID))
+	if err != nil {
+		return d, one(err, "delivery")
+	}
+	list := []app.Delivery{d}
+	if err := t.attachAttempts(list); err != nil {
+		return d, err
+	}
+	return list[0], nil
+}
+
+// ListDeliveries lists one page of deliveries, newest first; empty org and webhook match any.
+func (t *Tx) ListDeliveries(orgID, webhookID, status string, p app.Page) ([]app.Delivery, int, error) {
+	where := `(?1 = '' OR d.org_id = ?1) AND (?2 = '' OR d.webhook_id = ?2) AND (?3 = '' OR d.status = ?3)`
+	total, err := t.count(`SELECT COUNT(*) FROM webhook_deliveries d WHERE `+where, orgID, webhookID, status)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := t.query(`SELECT `+deliveryColumns+` FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+		WHERE `+where+` ORDER BY d.created_at DESC, d.id DESC LIMIT ?4 OFFSET ?5`,
+		orgID, webhookID, status, p.Take, p.Offset())
+	if err != nil {
+		return nil, 0, err
+	}
+	out := []app.Delivery{}
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			rows.Close()
+			return nil, 0, mapErr(err)
+		}
+		out = append(out, d)
+	}
+	rows.Close()
+	return out, total, t.attachAttempts(out)
+}
+
+func (t *Tx) attachAttempts(ds []app.Delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	index := map[string]int{}
+	args := make([]any, len(ds))
+	for i, d := range ds {
+		index[d.ID] = i
+		args[i] = d.ID
+		ds[i].Attempts = []app.Attempt{}
+	}
+	in := strings.TrimSuffix(strings.Repeat("?,", len(ds)), ",")
+	rows, err := t.query(`SELECT delivery_id, number, status, response_code, response_body, duration_ms, error, created_at
+		FROM webhook_attempts WHERE delivery_id IN (`+in+`) ORDER BY delivery_id, number`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var a app.Attempt
+		if err := rows.Scan(&id, &a.Number, &a.Status, &a.ResponseCode, &a.ResponseBody, &a.DurationMs, &a.Error, &a.CreatedAt); err != nil {
+			return mapErr(err)
+		}
+		i := index[id]
+		ds[i].Attempts = append(ds[i].Attempts, a)
+	}
+	return mapErr(rows.Err())
+}
+
+// FinishAttempt stores an attempt and the delivery's new state, and clears the lease.
+func (t *Tx) FinishAttempt(d app.Delivery, a app.Attempt) error {
+	if _, err := t.exec(`INSERT INTO webhook_attempts (delivery_id, number, status, response_code, response_body,
+		duration_ms, error, created_at) VALUES (?,?,?,?,?,?,?,?)`, d.ID, a.Number, a.Status, a.ResponseCode,
+		a.ResponseBody, a.DurationMs, a.Error, a.CreatedAt); err != nil {
+		return err
+	}
+	return t.execOne("delivery", `UPDATE webhook_deliveries SET status=?, attempts_count=?, next_attempt_at=?,
+		lease_until=NULL, updated_at=? WHERE id=?`, d.Status, d.AttemptsCount, d.NextAttemptAt, d.UpdatedAt, d.ID)
+}
+
+// ReleaseDelivery clears a lease without an attempt.
+func (t *Tx) ReleaseDelivery(id string) error {
+	_, err := t.exec(`UPDATE webhook_deliveries SET lease_until = NULL WHERE id = ?`, id)
+	return err
+}
+
+// PurgeDeliveries deletes finished deliveries older than cutoff and then orphaned events.
+func (t *Tx) PurgeDeliveries(cutoff app.Time) (int, error) {
+	res, err := t.exec(`DELETE FROM webhook_deliveries WHERE status <> 'PENDING' AND updated_at < ?`, cutoff)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	_, err = t.exec(`DELETE FROM events WHERE created_at < ? AND NOT EXISTS
+		(SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id)`, cutoff)
+	return int(n), err
+}

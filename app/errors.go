@@ -13,15 +13,16 @@ type Code string
 
 // The codes of DESIGN.md's HTTP conventions.
 const (
-	CodeInvalidJSON     Code = "invalid_json"
-	CodeInvalidArgument Code = "invalid_argument"
-	CodeUnauthenticated Code = "unauthenticated"
-	CodePermission      Code = "permission_denied"
-	CodeNotFound        Code = "not_found"
-	CodeConflict        Code = "conflict"
-	CodeTooLarge        Code = "payload_too_large"
-	CodeRateLimited     Code = "rate_limited"
-	CodeInternal        Code = "internal"
+	CodeInvalidJSON      Code = "invalid_json"
+	CodeInvalidArgument  Code = "invalid_argument"
+	CodeUnauthenticated  Code = "unauthenticated"
+	CodePermission       Code = "permission_denied"
+	CodeNotFound         Code = "not_found"
+	CodeMethodNotAllowed Code = "method_not_allowed"
+	CodeConflict         Code = "conflict"
+	CodeTooLarge         Code = "payload_too_large"
+	CodeRateLimited      Code = "rate_limited"
+	CodeInternal         Code = "internal"
 )
 
 // Error is a failure the API can show to a client: a code, a message fit for people and,

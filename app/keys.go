@@ -126,8 +126,14 @@ func (s *Service) CreateKey(ctx context.Context, c Caller, in KeyInput) (NewKey,
 	}
 	var nk NewKey
 	err := s.Store.Write(ctx, func(tx Tx) (err error) {
-		if _, err := tx.GetMember(c.OrgID, in.MemberID); err != nil {
+		m, err := tx.GetMember(c.OrgID, in.MemberID)
+		if err != nil {
 			return err
+		}
+		if m.ID != c.Member.ID {
+			if err := checkGrant(tx, c, m.Role); err != nil {
+				return err // a key acting as someone with more rights than the caller
+			}
 		}
 		nk, err = insertKey(tx, c.OrgID, in.MemberID, strings.TrimSpace(in.Name), s.now())
 		return err

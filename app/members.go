@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"net/mail"
 	"strings"
 )
 
@@ -63,23 +62,9 @@ func validateEmail(p Problems, field, email string, required bool) {
 		}
 		return
 	}
-	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
+	if !validEmail(email) {
 		p.Add(field, "must be an email address")
 	}
-}
-
-// checkRole verifies that role is built in or a custom role of the organization.
-func checkRole(tx Tx, orgID, role string) error {
-	if BuiltinPermissions(role) != nil {
-		return nil
-	}
-	if _, err := tx.GetRole(orgID, role); err != nil {
-		if IsNotFound(err) {
-			return Invalid("role", "must be ADMIN, MEMBER or the id of a role of this organization")
-		}
-		return err
-	}
-	return nil
 }
 
 // IsNotFound reports whether err is a not_found Error.
@@ -88,8 +73,8 @@ func IsNotFound(err error) bool {
 	return ok && e.Code == CodeNotFound
 }
 
-// CreateMember adds a member to an organization.
-func (s *Service) CreateMember(ctx context.Context, orgID string, in MemberInput) (Member, error) {
+// CreateMember adds a member to the caller's organization with a role the caller may grant.
+func (s *Service) CreateMember(ctx context.Context, c Caller, in MemberInput) (Member, error) {
 	p := Problems{}
 	validateName(p, "name", in.Name, 255)
 	validateEmail(p, "email", in.Email, true)
@@ -101,10 +86,10 @@ func (s *Service) CreateMember(ctx context.Context, orgID string, in MemberInput
 		return Member{}, err
 	}
 	now := s.now()
-	m := Member{ID: NewID("mem"), OrgID: orgID, Name: strings.TrimSpace(in.Name), Email: strings.ToLower(in.Email),
+	m := Member{ID: NewID("mem"), OrgID: c.OrgID, Name: strings.TrimSpace(in.Name), Email: strings.ToLower(in.Email),
 		Avatar: in.Avatar, Role: in.Role, CreatedAt: now, UpdatedAt: now}
 	err := s.Store.Write(ctx, func(tx Tx) error {
-		if err := checkRole(tx, orgID, m.Role); err != nil {
+		if err := checkGrant(tx, c, m.Role); err != nil {
 			return err
 		}
 		return tx.CreateMember(m)
@@ -130,8 +115,9 @@ func (s *Service) ListMembers(ctx context.Context, orgID string, pg Page) (l Lis
 	return l, err
 }
 
-// UpdateMember changes a member; the last ADMIN cannot lose the role.
-func (s *Service) UpdateMember(ctx context.Context, orgID, id string, in MemberPatch) (m Member, err error) {
+// UpdateMember changes a member; the last ADMIN cannot lose the role, and a role change
+// needs a caller whose permissions cover both the old and the new role.
+func (s *Service) UpdateMember(ctx context.Context, c Caller, id string, in MemberPatch) (m Member, err error) {
 	p := Problems{}
 	if in.Name != nil {
 		validateName(p, "name", *in.Name, 255)
@@ -146,12 +132,15 @@ func (s *Service) UpdateMember(ctx context.Context, orgID, id string, in MemberP
 		return Member{}, err
 	}
 	err = s.Store.Write(ctx, func(tx Tx) error {
-		if m, err = tx.GetMember(orgID, id); err != nil {
+		if m, err = tx.GetMember(c.OrgID, id); err != nil {
 			return err
 		}
 		if in.Role != nil && *in.Role != m.Role {
-			if err := checkRole(tx, orgID, *in.Role); err != nil {
+			if err := checkGrant(tx, c, *in.Role); err != nil {
 				return err
+			}
+			if err := checkGrant(tx, c, m.Role); err != nil {
+				return err // nor take away a role it could not have given
 			}
 			if err := keepOneAdmin(tx, m); err != nil {
 				return err

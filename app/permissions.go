@@ -78,3 +78,42 @@ func NewPermissionSet(ps []Permission) PermissionSet {
 
 // Has reports whether p is granted.
 func (s PermissionSet) Has(p Permission) bool { return s[p] }
+
+// Covers reports whether s holds every permission of other: a caller may hand out (by a
+// role, a member or a key) only what it holds itself, so members:write is no back door to
+// ADMIN.
+func (s PermissionSet) Covers(other PermissionSet) bool {
+	for p := range other {
+		if !s[p] {
+			return false
+		}
+	}
+	return true
+}
+
+// rolePermissions is what a role name grants in an organization.
+func rolePermissions(tx Tx, orgID, role string) (PermissionSet, error) {
+	if ps := BuiltinPermissions(role); ps != nil {
+		return NewPermissionSet(ps), nil
+	}
+	r, err := tx.GetRole(orgID, role)
+	if err != nil {
+		if IsNotFound(err) {
+			return nil, Invalid("role", "must be ADMIN, MEMBER or the id of a role of this organization")
+		}
+		return nil, err
+	}
+	return NewPermissionSet(r.Permissions), nil
+}
+
+// checkGrant refuses to hand out a role the caller's own permissions do not cover.
+func checkGrant(tx Tx, c Caller, role string) error {
+	ps, err := rolePermissions(tx, c.OrgID, role)
+	if err != nil {
+		return err
+	}
+	if !c.Perms.Covers(ps) {
+		return &Error{Code: CodePermission, Message: "cannot grant a role with permissions this key does not hold"}
+	}
+	return nil
+}

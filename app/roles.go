@@ -22,7 +22,7 @@ type RoleTx interface {
 	GetRole(orgID, id string) (Role, error)
 	UpdateRole(r Role) error
 	DeleteRole(orgID, id string) error
-	ListRoles(orgID string) ([]Role, error)
+	ListRoles(orgID string, p Page) ([]Role, int, error)
 }
 
 // RoleInput creates or (with nil fields left alone) changes a role.
@@ -39,7 +39,7 @@ func validateRole(in RoleInput, creating bool) error {
 			name = *in.Name
 		}
 		validateName(p, "name", name, 100)
-		if BuiltinPermissions(strings.TrimSpace(name)) != nil {
+		if BuiltinPermissions(strings.ToUpper(strings.TrimSpace(name))) != nil {
 			p.Add("name", "ADMIN and MEMBER are built in")
 		}
 	}
@@ -68,10 +68,14 @@ func normalizePermissions(ps []Permission) []Permission {
 }
 
 // CreateRole adds a custom role.
-func (s *Service) CreateRole(ctx context.Context, orgID string, in RoleInput) (Role, error) {
+func (s *Service) CreateRole(ctx context.Context, c Caller, in RoleInput) (Role, error) {
 	if err := validateRole(in, true); err != nil {
 		return Role{}, err
 	}
+	if !c.Perms.Covers(NewPermissionSet(in.Permissions)) {
+		return Role{}, &Error{Code: CodePermission, Message: "cannot create a role with permissions this key does not hold"}
+	}
+	orgID := c.OrgID
 	now := s.now()
 	r := Role{ID: NewID("role"), OrgID: orgID, Name: strings.TrimSpace(*in.Name),
 		Permissions: normalizePermissions(in.Permissions), CreatedAt: now, UpdatedAt: now}
@@ -89,22 +93,25 @@ func (s *Service) GetRole(ctx context.Context, orgID, id string) (r Role, err er
 }
 
 // ListRoles lists the custom roles of an organization.
-func (s *Service) ListRoles(ctx context.Context, orgID string) (rs []Role, err error) {
+func (s *Service) ListRoles(ctx context.Context, orgID string, pg Page) (l List[Role], err error) {
 	err = s.Store.Read(ctx, func(tx Tx) error {
-		rs, err = tx.ListRoles(orgID)
+		l.Items, l.Total, err = tx.ListRoles(orgID, pg)
 		return err
 	})
-	return rs, err
+	return l, err
 }
 
 // UpdateRole changes a role; members holding it get the new permissions on their next request.
-func (s *Service) UpdateRole(ctx context.Context, orgID, id string, in RoleInput) (r Role, err error) {
+func (s *Service) UpdateRole(ctx context.Context, c Caller, id string, in RoleInput) (r Role, err error) {
 	if err := validateRole(in, false); err != nil {
 		return Role{}, err
 	}
 	err = s.Store.Write(ctx, func(tx Tx) error {
-		if r, err = tx.GetRole(orgID, id); err != nil {
+		if r, err = tx.GetRole(c.OrgID, id); err != nil {
 			return err
+		}
+		if !c.Perms.Covers(NewPermissionSet(r.Permissions)) || !c.Perms.Covers(NewPermissionSet(in.Permissions)) {
+			return &Error{Code: CodePermission, Message: "cannot change a role with permissions this key does not hold"}
 		}
 		if in.Name != nil {
 			r.Name = strings.TrimSpace(*in.Name)

@@ -23,6 +23,11 @@ type Tx interface {
 	EventTx
 	WebhookTx
 	DeliveryTx
+	ContactTx
+	SegmentTx
+	NoteTx
+	MergeTx
+	BulkTx
 }
 
 // Service holds the business rules of every area. Handlers call it; it calls the Store.

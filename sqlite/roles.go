@@ -45,20 +45,25 @@ func (t *Tx) DeleteRole(orgID, id string) error {
 	return t.execOne("role", `DELETE FROM roles WHERE org_id = ? AND id = ?`, orgID, id)
 }
 
-// ListRoles lists an organization's custom roles by name.
-func (t *Tx) ListRoles(orgID string) ([]app.Role, error) {
-	rows, err := t.query(`SELECT `+roleColumns+` FROM roles WHERE org_id = ? ORDER BY name, id`, orgID)
+// ListRoles lists one page of an organization's custom roles by name.
+func (t *Tx) ListRoles(orgID string, p app.Page) ([]app.Role, int, error) {
+	total, err := t.count(`SELECT COUNT(*) FROM roles WHERE org_id = ?`, orgID)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	rows, err := t.query(`SELECT `+roleColumns+` FROM roles WHERE org_id = ? ORDER BY name, id LIMIT ? OFFSET ?`,
+		orgID, p.Take, p.Offset())
+	if err != nil {
+		return nil, 0, err
 	}
 	defer rows.Close()
 	out := []app.Role{}
 	for rows.Next() {
 		r, err := scanRole(rows)
 		if err != nil {
-			return nil, mapErr(err)
+			return nil, 0, mapErr(err)
 		}
 		out = append(out, r)
 	}
-	return out, mapErr(rows.Err())
+	return out, total, mapErr(rows.Err())
 }

@@ -69,7 +69,7 @@ func (s *Server) createMember(rq *Request) error {
 	if err := rq.Decode(&in); err != nil {
 		return err
 	}
-	m, err := s.svc.CreateMember(rq.Ctx(), rq.Org(), in)
+	m, err := s.svc.CreateMember(rq.Ctx(), rq.Caller, in)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (s *Server) patchMember(rq *Request) error {
 	if err := rq.Decode(&in); err != nil {
 		return err
 	}
-	m, err := s.svc.UpdateMember(rq.Ctx(), rq.Org(), rq.Param("id"), in)
+	m, err := s.svc.UpdateMember(rq.Ctx(), rq.Caller, rq.Param("id"), in)
 	if err != nil {
 		return err
 	}
@@ -104,11 +104,16 @@ func (s *Server) deleteMember(rq *Request) error {
 }
 
 func (s *Server) listRoles(rq *Request) error {
-	roles, err := s.svc.ListRoles(rq.Ctx(), rq.Org())
+	pg, err := rq.Page()
 	if err != nil {
 		return err
 	}
-	return rq.JSON(http.StatusOK, roles)
+	l, err := s.svc.ListRoles(rq.Ctx(), rq.Org(), pg)
+	if err != nil {
+		return err
+	}
+	writeList(rq.W, pg, l)
+	return nil
 }
 
 func (s *Server) createRole(rq *Request) error {
@@ -116,7 +121,7 @@ func (s *Server) createRole(rq *Request) error {
 	if err := rq.Decode(&in); err != nil {
 		return err
 	}
-	role, err := s.svc.CreateRole(rq.Ctx(), rq.Org(), in)
+	role, err := s.svc.CreateRole(rq.Ctx(), rq.Caller, in)
 	if err != nil {
 		return err
 	}
@@ -136,7 +141,7 @@ func (s *Server) patchRole(rq *Request) error {
 	if err := rq.Decode(&in); err != nil {
 		return err
 	}
-	role, err := s.svc.UpdateRole(rq.Ctx(), rq.Org(), rq.Param("id"), in)
+	role, err := s.svc.UpdateRole(rq.Ctx(), rq.Caller, rq.Param("id"), in)
 	if err != nil {
 		return err
 	}

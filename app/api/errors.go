@@ -9,7 +9,7 @@ import (
 
 var (
 	errNoRoute       = &app.Error{Code: app.CodeNotFound, Message: "no such route"}
-	errNoMethod      = &app.Error{Code: "method_not_allowed", Message: "method not allowed on this route"}
+	errNoMethod      = &app.Error{Code: app.CodeMethodNotAllowed, Message: "method not allowed on this route"}
 	errTooLarge      = &app.Error{Code: app.CodeTooLarge, Message: "request body is too large"}
 	errUnauthorized  = &app.Error{Code: app.CodeUnauthenticated, Message: "missing or invalid API key"}
 	errInternalReply = &app.Error{Code: app.CodeInternal, Message: "internal error"}
@@ -26,7 +26,7 @@ func statusOf(code app.Code) int {
 		return http.StatusForbidden
 	case app.CodeNotFound:
 		return http.StatusNotFound
-	case "method_not_allowed":
+	case app.CodeMethodNotAllowed:
 		return http.StatusMethodNotAllowed
 	case app.CodeConflict:
 		return http.StatusConflict

@@ -68,6 +68,31 @@ func (s *Server) routes() []*route {
 		r(post, "/orgs/{org}/webhooks/{id}/rotate", wr("webhooks"), s.rotateWebhook),
 		r(get, "/orgs/{org}/webhooks/{id}/deliveries", rd("webhooks"), s.listDeliveries),
 		r(post, "/orgs/{org}/webhooks/{id}/deliveries/{delivery_id}/replay", wr("webhooks"), s.replayDelivery),
+
+		r(get, "/orgs/{org}/contacts", rd("contacts"), s.listContacts),
+		r(post, "/orgs/{org}/contacts", wr("contacts"), s.createContact),
+		r(post, "/orgs/{org}/contacts/merge", wr("contacts"), s.mergeContacts),
+		r(post, "/orgs/{org}/contacts/merge/dry", rd("contacts"), s.mergeContactsDry),
+		r(post, "/orgs/{org}/contacts/bulk", wr("contacts"), s.bulkContacts),
+		r(post, "/orgs/{org}/contacts/bulk/dry", rd("contacts"), s.bulkContactsDry),
+		r(get, "/orgs/{org}/contacts/{id}", rd("contacts"), s.getContact),
+		r(patch, "/orgs/{org}/contacts/{id}", wr("contacts"), s.patchContact),
+		r(del, "/orgs/{org}/contacts/{id}", wr("contacts"), s.deleteContact),
+		r(post, "/orgs/{org}/contacts/{id}/channels", wr("contacts"), s.addChannel),
+		r(get, "/orgs/{org}/contacts/{id}/notes", rd("contacts"), s.listNotes),
+		r(post, "/orgs/{org}/contacts/{id}/notes", wr("contacts"), s.createNote),
+		r(del, "/orgs/{org}/contacts/{id}/notes/{note_id}", wr("contacts"), s.deleteNote),
+		r(get, "/orgs/{org}/contacts/{id}/memories", rd("contacts"), s.listMemories),
+		r(post, "/orgs/{org}/contacts/{id}/memories", wr("contacts"), s.createMemory),
+		r(del, "/orgs/{org}/contacts/{id}/memories/{memory_id}", wr("contacts"), s.deleteMemory),
+
+		r(get, "/orgs/{org}/segments", rd("contacts"), s.listSegments),
+		r(post, "/orgs/{org}/segments", wr("contacts"), s.createSegment),
+		r(get, "/orgs/{org}/segments/{id}", rd("contacts"), s.getSegment),
+		r(patch, "/orgs/{org}/segments/{id}", wr("contacts"), s.patchSegment),
+		r(del, "/orgs/{org}/segments/{id}", wr("contacts"), s.deleteSegment),
+		r(post, "/orgs/{org}/segments/{id}/contacts", wr("contacts"), s.addSegmentContacts),
+		r(del, "/orgs/{org}/segments/{id}/contacts/{contact_id}", wr("contacts"), s.removeSegmentContact),
 	}
 }
 

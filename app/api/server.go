@@ -47,7 +47,17 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 	s := &Server{svc: svc, cfg: cfg, log: log, db: db, limiter: newIPLimiter(cfg.RateLimitPerMinute, svc.Clock)}
 	router := mount(s.routes(), s.serveRoute)
 	router.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, errNoRoute) })
-	router.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, errNoMethod) })
+	router.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// httprouter lists OPTIONS in Allow, but this API does not answer it.
+		var allow []string
+		for _, m := range strings.Split(w.Header().Get("Allow"), ", ") {
+			if m != http.MethodOptions {
+				allow = append(allow, m)
+			}
+		}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, r, errNoMethod)
+	})
 	router.PanicHandler = func(w http.ResponseWriter, r *http.Request, v any) {
 		logFrom(r).Error("panic", "method", r.Method, "path", r.URL.Path, "panic", v)
 		writeError(w, r, errInternalReply)
@@ -115,11 +125,11 @@ func (s *Server) authorize(rt *route, rq *Request) error {
 	if rt.public {
 		return nil
 	}
-	token, ok := strings.CutPrefix(rq.R.Header.Get("Authorization"), "Bearer ")
+	token, ok := bearerToken(rq.R.Header.Get("Authorization"))
 	if !ok {
 		return errUnauthorized
 	}
-	p, err := s.svc.Authenticate(rq.Ctx(), strings.TrimSpace(token))
+	p, err := s.svc.Authenticate(rq.Ctx(), token)
 	if err != nil {
 		return err
 	}
@@ -136,6 +146,15 @@ func (s *Server) authorize(rt *route, rq *Request) error {
 		return app.Forbidden(rt.perm)
 	}
 	return nil
+}
+
+// bearerToken reads "Bearer <token>"; the scheme name is case-insensitive (RFC 7235).
+func bearerToken(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
 }
 
 // requestInfo carries what the request log reports and the handlers fill in.

@@ -1,0 +1,24 @@
+package api
+
+import "wsapi/app"
+
+// RouteInfo describes one registered route without its handler: what the OpenAPI document
+// and its test compare against.
+type RouteInfo struct {
+	Method     string
+	Path       string
+	Permission app.Permission // empty on public routes
+	Public     bool           // no credential
+}
+
+// Routes lists every route of the route table, in its order. The handlers are method values
+// on a throwaway Server and are never called, so no service or database is needed.
+func Routes() []RouteInfo {
+	s := &Server{}
+	rs := s.routes()
+	out := make([]RouteInfo, 0, len(rs))
+	for _, rt := range rs {
+		out = append(out, RouteInfo{Method: rt.method, Path: rt.path, Permission: rt.perm, Public: rt.public})
+	}
+	return out
+}

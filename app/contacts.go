@@ -1,0 +1,247 @@
+package app
+
+import (
+	"context"
+	"net/url"
+	"strings"
+)
+
+// Channel is one way to reach a contact through an integration.
+type Channel struct {
+	ID           string         `json:"id"`
+	Type         string         `json:"type"`
+	UserID       string         `json:"user_id"`
+	Avatar       string         `json:"avatar"`
+	Name         string         `json:"name"`
+	Username     string         `json:"username"`
+	Email        string         `json:"email"`
+	Phone        string         `json:"phone"`
+	Country      string         `json:"country"`
+	Agent        string         `json:"agent"`
+	IP           string         `json:"ip"`
+	Language     string         `json:"language"`
+	PlatformData map[string]any `json:"platform_data"`
+	CreatedAt    Time           `json:"created_at"`
+	UpdatedAt    Time           `json:"updated_at"`
+	Link         string         `json:"link"`
+	ContactID    string         `json:"-"`
+}
+
+// Contact is a person the organization converses with.
+type Contact struct {
+	ID                  string    `json:"id"`
+	Name                string    `json:"name"`
+	Blocked             bool      `json:"blocked"`
+	Unsubscribed        bool      `json:"unsubscribed"`
+	IsAdmin             bool      `json:"is_admin"`
+	Channels            []Channel `json:"channels"`
+	Segments            []Segment `json:"segments"`
+	CreatedAt           Time      `json:"created_at"`
+	UpdatedAt           Time      `json:"updated_at"`
+	BlockedAt           Time      `json:"blocked_at"`
+	UnsubscribedAt      Time      `json:"unsubscribed_at"`
+	UnsubscribeReason   *string   `json:"unsubscribe_reason"`
+	UnsubscribeFeedback *string   `json:"unsubscribe_feedback"`
+	OrgID               string    `json:"-"`
+}
+
+// ContactFilter narrows the contacts list.
+type ContactFilter struct {
+	Search       string
+	SegmentID    string
+	Blocked      *bool
+	Unsubscribed *bool
+}
+
+// ContactTx is the contacts part of a transaction.
+type ContactTx interface {
+	CreateContact(c Contact) error
+	CreateChannel(orgID string, ch Channel) error
+	GetContact(orgID, id string) (Contact, error)
+	ListContacts(orgID string, f ContactFilter, p Page) ([]Contact, int, error)
+	UpdateContact(c Contact) error
+	DeleteContact(orgID, id string) error
+}
+
+// ChannelInput is a channel in a request.
+type ChannelInput struct {
+	Type         string         `json:"type"`
+	UserID       string         `json:"user_id"`
+	Avatar       string         `json:"avatar"`
+	Name         string         `json:"name"`
+	Username     string         `json:"username"`
+	Email        string         `json:"email"`
+	Phone        string         `json:"phone"`
+	Country      string         `json:"country"`
+	Agent        string         `json:"agent"`
+	IP           string         `json:"ip"`
+	Language     string         `json:"language"`
+	PlatformData map[string]any `json:"platform_data"`
+}
+
+// ContactInput creates a contact.
+type ContactInput struct {
+	Name       string         `json:"name"`
+	Channels   []ChannelInput `json:"channels"`
+	SegmentIDs []string       `json:"segment_ids"`
+}
+
+// ContactPatch changes a contact. Turning blocked or unsubscribed on emits its event.
+type ContactPatch struct {
+	Name                *string `json:"name"`
+	Blocked             *bool   `json:"blocked"`
+	Unsubscribed        *bool   `json:"unsubscribed"`
+	UnsubscribeReason   *string `json:"unsubscribe_reason"`
+	UnsubscribeFeedback *string `json:"unsubscribe_feedback"`
+}
+
+func validateChannel(p Problems, field string, in ChannelInput) {
+	if !ValidIntegration(in.Type) {
+		p.Add(field+".type", "must be one of "+strings.Join(Integrations, ", "))
+	}
+	if in.Email != "" && !validEmail(in.Email) {
+		p.Add(field+".email", "must be an email address")
+	}
+	if in.Phone != "" && NormalizePhone(in.Phone) == "" {
+		p.Add(field+".phone", "must be 5 to 20 digits (spaces, +, (, ) and - are allowed)")
+	}
+	for name, v := range map[string]string{"user_id": in.UserID, "name": in.Name, "username": in.Username,
+		"country": in.Country, "agent": in.Agent, "ip": in.IP, "language": in.Language, "avatar": in.Avatar} {
+		if CharCount(v) > 1000 {
+			p.Add(field+"."+name, "must be at most 1000 characters")
+		}
+	}
+}
+
+func newChannel(orgID, contactID string, in ChannelInput, now Time) Channel {
+	ch := Channel{ID: NewID("ch"), ContactID: contactID, Type: in.Type, UserID: in.UserID, Avatar: in.Avatar,
+		Name: in.Name, Username: in.Username, Email: in.Email, Phone: in.Phone, Country: in.Country,
+		Agent: in.Agent, IP: in.IP, Language: in.Language, PlatformData: in.PlatformData, CreatedAt: now, UpdatedAt: now}
+	if ch.PlatformData == nil {
+		ch.PlatformData = map[string]any{}
+	}
+	return ch
+}
+
+// ChannelLink is the address of a channel in its integration, where one exists.
+func ChannelLink(ch Channel) string {
+	switch ch.Type {
+	case "email", "gmail", "outlook":
+		if ch.Email != "" {
+			return "mailto:" + ch.Email
+		}
+	case "whatsapp":
+		if p := NormalizePhone(ch.Phone); p != "" {
+			return "https://wa.me/" + p
+		}
+	case "sms":
+		if p := NormalizePhone(ch.Phone); p != "" {
+			return "sms:+" + p
+		}
+	case "telegram":
+		if ch.Username != "" {
+			return "https://t.me/" + url.PathEscape(ch.Username)
+		}
+	case "instagram":
+		if ch.Username != "" {
+			return "https://instagram.com/" + url.PathEscape(ch.Username)
+		}
+	}
+	return ""
+}
+
+// CreateContact makes a contact with its channels and segment memberships.
+func (s *Service) CreateContact(ctx context.Context, orgID string, in ContactInput) (c Contact, err error) {
+	p := Problems{}
+	validateName(p, "name", in.Name, 255)
+	for i, ch := range in.Channels {
+		validateChannel(p, "channels["+itoa(i)+"]", ch)
+	}
+	if err := p.Err(); err != nil {
+		return Contact{}, err
+	}
+	now := s.now()
+	c = Contact{ID: NewID("ct"), OrgID: orgID, Name: strings.TrimSpace(in.Name), CreatedAt: now, UpdatedAt: now}
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		if err := checkSegments(tx, orgID, in.SegmentIDs, "segment_ids"); err != nil {
+			return err
+		}
+		if err := tx.CreateContact(c); err != nil {
+			return err
+		}
+		for _, chIn := range in.Channels {
+			if err := tx.CreateChannel(orgID, newChannel(orgID, c.ID, chIn, now)); err != nil {
+				return err
+			}
+		}
+		for _, seg := range in.SegmentIDs {
+			if err := tx.AddToSegment(orgID, seg, []string{c.ID}); err != nil {
+				return err
+			}
+		}
+		c, err = tx.GetContact(orgID, c.ID)
+		return err
+	})
+	return c, err
+}
+
+// AddChannel adds one channel to a contact.
+func (s *Service) AddChannel(ctx context.Context, orgID, contactID string, in ChannelInput) (ch Channel, err error) {
+	p := Problems{}
+	validateChannel(p, "channel", in)
+	if err := p.Err(); err != nil {
+		return Channel{}, trimFieldPrefix(err, "channel.")
+	}
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		c, err := tx.GetContact(orgID, contactID)
+		if err != nil {
+			return err
+		}
+		ch = newChannel(orgID, contactID, in, s.now())
+		ch.Link = ChannelLink(ch)
+		c.UpdatedAt = ch.CreatedAt
+		if err := tx.UpdateContact(c); err != nil {
+			return err
+		}
+		return tx.CreateChannel(orgID, ch)
+	})
+	return ch, err
+}
+
+// GetContact reads a contact with its channels and segments.
+func (s *Service) GetContact(ctx context.Context, orgID, id string) (c Contact, err error) {
+	err = s.Store.Read(ctx, func(tx Tx) error {
+		c, err = tx.GetContact(orgID, id)
+		return err
+	})
+	return c, err
+}
+
+// ListContacts lists contacts, oldest first.
+func (s *Service) ListContacts(ctx context.Context, orgID string, f ContactFilter, pg Page) (l List[Contact], err error) {
+	if CharCount(f.Search) > 256 {
+		return l, Invalid("search", "must be at most 256 characters")
+	}
+	err = s.Store.Read(ctx, func(tx Tx) error {
+		l.Items, l.Total, err = tx.ListContacts(orgID, f, pg)
+		return err
+	})
+	return l, err
+}
+
+// DeleteContact removes a contact with its channels, notes, memories and memberships.
+func (s *Service) DeleteContact(ctx context.Context, orgID, id string) error {
+	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteContact(orgID, id) })
+}
+
+func trimFieldPrefix(err error, prefix string) error {
+	e, ok := AsError(err)
+	if !ok {
+		return err
+	}
+	fields := map[string]string{}
+	for k, v := range e.Fields {
+		fields[strings.TrimPrefix(k, prefix)] = v
+	}
+	return Problems(fields).Err()
+}

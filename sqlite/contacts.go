@@ -1,0 +1,220 @@
+package sqlite
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"wsapi/app"
+)
+
+const contactColumns = `c.id, c.org_id, c.name, c.blocked, c.unsubscribed, c.is_admin, c.blocked_at, c.unsubscribed_at,
+	c.unsubscribe_reason, c.unsubscribe_feedback, c.created_at, c.updated_at`
+
+func scanContact(r rowScanner) (app.Contact, error) {
+	var c app.Contact
+	err := r.Scan(&c.ID, &c.OrgID, &c.Name, &c.Blocked, &c.Unsubscribed, &c.IsAdmin, &c.BlockedAt, &c.UnsubscribedAt,
+		&c.UnsubscribeReason, &c.UnsubscribeFeedback, &c.CreatedAt, &c.UpdatedAt)
+	c.Channels, c.Segments = []app.Channel{}, []app.Segment{}
+	return c, err
+}
+
+// CreateContact inserts a contact row (channels and memberships are added separately).
+func (t *Tx) CreateContact(c app.Contact) error { return t.InsertContacts([]app.Contact{c}) }
+
+// CreateChannel inserts one channel.
+func (t *Tx) CreateChannel(orgID string, ch app.Channel) error {
+	return t.InsertChannels(orgID, []app.Channel{ch})
+}
+
+// GetContact reads a contact with its channels and segments.
+func (t *Tx) GetContact(orgID, id string) (app.Contact, error) {
+	c, err := scanContact(t.row(`SELECT `+contactColumns+` FROM contacts c WHERE c.org_id = ? AND c.id = ?`, orgID, id))
+	if err != nil {
+		return c, one(err, "contact")
+	}
+	list := []app.Contact{c}
+	if err := t.attachContactChildren(list); err != nil {
+		return c, err
+	}
+	return list[0], nil
+}
+
+// likePattern matches s anywhere, with LIKE's wildcards escaped.
+func likePattern(s string) string {
+	if s == "" {
+		return ""
+	}
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(s) + "%"
+}
+
+// ListContacts lists one page of contacts matching the filter, oldest first.
+func (t *Tx) ListContacts(orgID string, f app.ContactFilter, p app.Page) ([]app.Contact, int, error) {
+	digits := ""
+	if d := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, f.Search); len(d) >= 3 {
+		digits = likePattern(d)
+	}
+	where := `c.org_id = ?1
+		AND (?2 = '' OR c.name LIKE ?2 ESCAPE '\' OR EXISTS (SELECT 1 FROM contact_channels ch WHERE ch.contact_id = c.id
+			AND (ch.email LIKE ?2 ESCAPE '\' OR ch.phone LIKE ?2 ESCAPE '\' OR ch.username LIKE ?2 ESCAPE '\'
+				OR ch.name LIKE ?2 ESCAPE '\' OR (?3 <> '' AND ch.phone_norm LIKE ?3 ESCAPE '\'))))
+		AND (?4 = '' OR EXISTS (SELECT 1 FROM segment_members sm WHERE sm.segment_id = ?4 AND sm.contact_id = c.id))
+		AND (?5 IS NULL OR c.blocked = ?5) AND (?6 IS NULL OR c.unsubscribed = ?6)`
+	args := []any{orgID, likePattern(f.Search), digits, f.SegmentID, f.Blocked, f.Unsubscribed}
+	total, err := t.count(`SELECT COUNT(*) FROM contacts c WHERE `+where, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := t.query(`SELECT `+contactColumns+` FROM contacts c WHERE `+where+`
+		ORDER BY c.created_at, c.id LIMIT ?7 OFFSET ?8`, append(args, p.Take, p.Offset())...)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := []app.Contact{}
+	for rows.Next() {
+		c, err := scanContact(rows)
+		if err != nil {
+			rows.Close()
+			return nil, 0, mapErr(err)
+		}
+		out = append(out, c)
+	}
+	rows.Close()
+	return out, total, t.attachContactChildren(out)
+}
+
+// attachContactChildren loads the channels and segments of a page of contacts in two queries.
+func (t *Tx) attachContactChildren(cs []app.Contact) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	index := map[string]int{}
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		index[c.ID], ids[i] = i, c.ID
+	}
+	chs, err := t.channelsOf(ids)
+	if err != nil {
+		return err
+	}
+	for _, ch := range chs {
+		i := index[ch.ContactID]
+		cs[i].Channels = append(cs[i].Channels, ch)
+	}
+	rows, err := t.query(`SELECT sm.contact_id, `+segmentColumns+` FROM segment_members sm
+		JOIN segments s ON s.id = sm.segment_id WHERE sm.contact_id IN (SELECT value FROM json_each(?))
+		ORDER BY s.name, s.id`, jsonText(ids))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var contactID string
+		seg, err := scanSegment(rows, &contactID)
+		if err != nil {
+			return mapErr(err)
+		}
+		i := index[contactID]
+		cs[i].Segments = append(cs[i].Segments, seg)
+	}
+	return mapErr(rows.Err())
+}
+
+const channelColumns = `id, contact_id, type, user_id, avatar, name, username, email, phone, country, agent, ip,
+	language, platform_data, created_at, updated_at`
+
+func (t *Tx) channelsOf(contactIDs []string) ([]app.Channel, error) {
+	rows, err := t.query(`SELECT `+channelColumns+` FROM contact_channels
+		WHERE contact_id IN (SELECT value FROM json_each(?)) ORDER BY created_at, id`, jsonText(contactIDs))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []app.Channel
+	for rows.Next() {
+		var ch app.Channel
+		var pd string
+		if err := rows.Scan(&ch.ID, &ch.ContactID, &ch.Type, &ch.UserID, &ch.Avatar, &ch.Name, &ch.Username, &ch.Email,
+			&ch.Phone, &ch.Country, &ch.Agent, &ch.IP, &ch.Language, &pd, &ch.CreatedAt, &ch.UpdatedAt); err != nil {
+			return nil, mapErr(err)
+		}
+		if err := json.Unmarshal([]byte(pd), &ch.PlatformData); err != nil {
+			return nil, fmt.Errorf("sqlite: platform_data: %w", err)
+		}
+		ch.Link = app.ChannelLink(ch)
+		out = append(out, ch)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// UpdateContact writes the contact's own columns.
+func (t *Tx) UpdateContact(c app.Contact) error {
+	return t.execOne("contact", `UPDATE contacts SET name=?, blocked=?, unsubscribed=?, is_admin=?, blocked_at=?,
+		unsubscribed_at=?, unsubscribe_reason=?, unsubscribe_feedback=?, updated_at=? WHERE org_id=? AND id=?`,
+		c.Name, c.Blocked, c.Unsubscribed, c.IsAdmin, c.BlockedAt, c.UnsubscribedAt, c.UnsubscribeReason,
+		c.UnsubscribeFeedback, c.UpdatedAt, c.OrgID, c.ID)
+}
+
+// DeleteContact removes a contact; channels, notes, memories and memberships cascade.
+func (t *Tx) DeleteContact(orgID, id string) error {
+	return t.execOne("contact", `DELETE FROM contacts WHERE org_id = ? AND id = ?`, orgID, id)
+}
+
+// MissingContacts answers the ids that are not contacts of the organization.
+func (t *Tx) MissingContacts(orgID string, ids []string) ([]string, error) {
+	return t.missing(`contacts`, orgID, ids)
+}
+
+// missing answers which ids have no row of table in the organization.
+func (t *Tx) missing(table, orgID string, ids []string) ([]string, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := t.query(`SELECT DISTINCT j.value FROM json_each(?) j
+		WHERE NOT EXISTS (SELECT 1 FROM `+table+` x WHERE x.id = j.value AND x.org_id = ?)`, jsonText(ids), orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, id)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// MoveContactChildren re-parents everything of one contact to another and counts it.
+func (t *Tx) MoveContactChildren(orgID, from, to string) (app.MergeCounts, error) {
+	var n app.MergeCounts
+	moves := []struct {
+		count *int
+		query string
+	}{
+		{&n.Channels, `UPDATE contact_channels SET contact_id = ?3 WHERE org_id = ?1 AND contact_id = ?2`},
+		{&n.Notes, `UPDATE contact_notes SET contact_id = ?3 WHERE org_id = ?1 AND contact_id = ?2`},
+		{&n.Memories, `UPDATE contact_memories SET contact_id = ?3 WHERE org_id = ?1 AND contact_id = ?2`},
+		{&n.Segments, `INSERT OR IGNORE INTO segment_members (segment_id, contact_id, added_at)
+			SELECT segment_id, ?3, added_at FROM segment_members WHERE contact_id = ?2
+			AND segment_id NOT IN (SELECT segment_id FROM segment_members WHERE contact_id = ?3)
+			AND ?1 = ?1`},
+	}
+	for _, m := range moves {
+		res, err := t.exec(m.query, orgID, from, to)
+		if err != nil {
+			return n, err
+		}
+		c, _ := res.RowsAffected()
+		*m.count = int(c)
+	}
+	return n, nil
+}

@@ -5,6 +5,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,12 +21,23 @@ import (
 // Version is set at build time with -ldflags "-X wsapi/cli.Version=...".
 var Version = "dev"
 
-// Execute runs the command line and exits non-zero on error.
+// Execute runs the command line and exits non-zero on error. Errors a command did not print
+// itself (unknown flags and commands, missing arguments, a bad configuration) are printed here.
 func Execute() {
-	if err := NewRootCmd().Execute(); err != nil {
+	cmd := NewRootCmd()
+	if err := cmd.Execute(); err != nil {
+		var r reportedError
+		if !errors.As(err, &r) {
+			fmt.Fprintln(cmd.ErrOrStderr(), "error:", humanError(err))
+		}
 		os.Exit(1)
 	}
 }
+
+// reportedError is an error that a command has already printed for people.
+type reportedError struct{ error }
+
+func (r reportedError) Unwrap() error { return r.error }
 
 // env is what every command shares: flags and the loaded configuration.
 type env struct {
@@ -63,7 +75,7 @@ func NewRootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&e.configFile, "config", "", "configuration file (default ./config.yaml when present)")
 	root.PersistentFlags().BoolVar(&e.json, "json", false, "print JSON for scripts")
 	root.PersistentFlags().String("db", "", "SQLite file (overrides db.path)")
-	root.AddCommand(serveCmd(e), migrateCmd(e), orgsCmd(e), keysCmd(e), deliveriesCmd(e), versionCmd(e), backupCmd(e))
+	root.AddCommand(serveCmd(e), migrateCmd(e), orgsCmd(e), keysCmd(e), deliveriesCmd(e), contactsCmd(e), versionCmd(e), backupCmd(e))
 	// Errors go to stderr here rather than through cobra so the exit code stays 1.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return fmt.Errorf("%w\n\n%s", err, c.UsageString()) })
 	for _, c := range root.Commands() {
@@ -85,8 +97,9 @@ func wrapErrors(c *cobra.Command) {
 		err := run(cmd, args)
 		if err != nil {
 			fmt.Fprintln(cmd.ErrOrStderr(), "error:", humanError(err))
+			return reportedError{err}
 		}
-		return err
+		return nil
 	}
 }
 

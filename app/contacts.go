@@ -57,6 +57,7 @@ type ContactFilter struct {
 type ContactTx interface {
 	CreateContact(c Contact) error
 	CreateChannel(orgID string, ch Channel) error
+	GetChannel(orgID, id string) (Channel, error)
 	GetContact(orgID, id string) (Contact, error)
 	ListContacts(orgID string, f ContactFilter, p Page) ([]Contact, int, error)
 	UpdateContact(c Contact) error

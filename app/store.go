@@ -28,6 +28,11 @@ type Tx interface {
 	NoteTx
 	MergeTx
 	BulkTx
+	AssistantTx
+	ChatTx
+	MessageTx
+	InboxTx
+	FileTx
 }
 
 // Service holds the business rules of every area. Handlers call it; it calls the Store.
@@ -40,6 +45,8 @@ type Service struct {
 	Webhooks WebhookPolicy
 	Resolver Resolver
 	Sender   WebhookSender
+	// PublicURL is where people reach the API (file and unsubscribe links).
+	PublicURL string
 }
 
 // NewService wires a service; a nil clock means the system clock.

@@ -103,6 +103,7 @@ func (rt *Runtime) wireWebhooks(cfg Config, opt Options) error {
 	rt.Service.Webhooks = app.WebhookPolicy{RetrySchedule: wc.RetrySchedule, DisableAfter: wc.DisableAfter,
 		Timeout: wc.Timeout, Retention: wc.Retention, AllowPrivateTargets: wc.AllowPrivateTargets}
 	rt.Service.Resolver = opt.Resolver
+	rt.Service.PublicURL = cfg.HTTP.PublicURL
 	client, err := webhook.NewHTTPClient(webhook.ClientOptions{Timeout: wc.Timeout, AllowPrivate: wc.AllowPrivateTargets,
 		CAFile: wc.CAFile, Resolver: opt.Resolver})
 	if err != nil {
@@ -112,8 +113,9 @@ func (rt *Runtime) wireWebhooks(cfg Config, opt Options) error {
 	rt.Service.Sender = sender
 	rt.Dispatcher = webhook.NewDispatcher(rt.Service, sender, wc.Workers, wc.Tick, rt.Log)
 	rt.DB.OnEventCommitted(rt.Dispatcher.Nudge)
-	rt.Janitor = &janitor.Janitor{Interval: time.Hour, Log: rt.Log, Tasks: []janitor.Task{
+	rt.Janitor = &janitor.Janitor{Interval: time.Minute, Log: rt.Log, Tasks: []janitor.Task{
 		{Name: "webhook delivery retention", Run: rt.Service.PurgeDeliveries},
+		{Name: "temporary chats", Run: rt.Service.PurgeTemporaryChats},
 	}}
 	return nil
 }

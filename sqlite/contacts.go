@@ -207,6 +207,7 @@ func (t *Tx) MoveContactChildren(orgID, from, to string) (app.MergeCounts, error
 			SELECT segment_id, ?3, added_at FROM segment_members WHERE contact_id = ?2
 			AND segment_id NOT IN (SELECT segment_id FROM segment_members WHERE contact_id = ?3)
 			AND ?1 = ?1`},
+		{&n.Chats, `UPDATE chats SET contact_id = ?3 WHERE org_id = ?1 AND contact_id = ?2`},
 	}
 	for _, m := range moves {
 		res, err := t.exec(m.query, orgID, from, to)
@@ -217,4 +218,23 @@ func (t *Tx) MoveContactChildren(orgID, from, to string) (app.MergeCounts, error
 		*m.count = int(c)
 	}
 	return n, nil
+}
+
+// GetChannel reads one channel of the organization.
+func (t *Tx) GetChannel(orgID, id string) (app.Channel, error) {
+	var contactID string
+	err := t.row(`SELECT contact_id FROM contact_channels WHERE org_id = ? AND id = ?`, orgID, id).Scan(&contactID)
+	if err != nil {
+		return app.Channel{}, one(err, "channel")
+	}
+	chs, err := t.channelsOf([]string{contactID})
+	if err != nil {
+		return app.Channel{}, err
+	}
+	for _, ch := range chs {
+		if ch.ID == id {
+			return ch, nil
+		}
+	}
+	return app.Channel{}, app.NotFound("channel")
 }

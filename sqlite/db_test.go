@@ -15,10 +15,10 @@ import (
 	"wsapi/sqlite"
 )
 
-var ctx = context.Background()
+var bg = context.Background()
 
 // open opens and migrates a new database in a temporary directory.
-func open(t *testing.T) (*sqlite.DB, string) {
+func openDB(t *testing.T) (*sqlite.DB, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "test.db")
 	db, err := sqlite.Open(path)
@@ -26,20 +26,20 @@ func open(t *testing.T) (*sqlite.DB, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx, nil); err != nil {
+	if err := db.Migrate(bg, nil); err != nil {
 		t.Fatal(err)
 	}
 	return db, path
 }
 
 // seed writes an organization, a member and a key of that member in one transaction.
-func seed(t *testing.T, db *sqlite.DB, email string) (app.Org, app.Member, app.APIKey) {
+func seedOrg(t *testing.T, db *sqlite.DB, email string) (app.Org, app.Member, app.APIKey) {
 	t.Helper()
 	now := app.At(time.Now())
 	org := app.Org{ID: app.NewID("org"), Name: "O", Plan: app.PlanFree, CreatedAt: now, UpdatedAt: now}
 	m := app.Member{ID: app.NewID("mem"), OrgID: org.ID, Name: "M", Email: email, Role: app.RoleAdmin, CreatedAt: now, UpdatedAt: now}
 	k := app.APIKey{ID: app.NewID("key"), OrgID: org.ID, MemberID: m.ID, Name: "k", Preview: "sk_…", CreatedAt: now}
-	err := db.Write(ctx, func(tx app.Tx) error {
+	err := db.Write(bg, func(tx app.Tx) error {
 		if err := tx.CreateOrg(org); err != nil {
 			return err
 		}
@@ -54,9 +54,9 @@ func seed(t *testing.T, db *sqlite.DB, email string) (app.Org, app.Member, app.A
 	return org, m, k
 }
 
-func status(t *testing.T, db *sqlite.DB) (applied, pending int) {
+func migrationCounts(t *testing.T, db *sqlite.DB) (applied, pending int) {
 	t.Helper()
-	st, err := db.MigrationsStatus(ctx)
+	st, err := db.MigrationsStatus(bg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,19 +82,19 @@ func TestMigrateRoundTrip(t *testing.T) {
 	}
 	defer db.Close()
 	var applied []sqlite.MigrationResult
-	if err := db.Migrate(ctx, func(r sqlite.MigrationResult) { applied = append(applied, r) }); err != nil {
+	if err := db.Migrate(bg, func(r sqlite.MigrationResult) { applied = append(applied, r) }); err != nil {
 		t.Fatal(err)
 	}
 	n := len(applied)
 	if n == 0 || applied[0].Version != 1 {
 		t.Fatalf("applied %+v", applied)
 	}
-	if a, p := status(t, db); a != n || p != 0 {
+	if a, p := migrationCounts(t, db); a != n || p != 0 {
 		t.Fatalf("after up: %d applied, %d pending", a, p)
 	}
-	seed(t, db, "a@example.com")
+	seedOrg(t, db, "a@example.com")
 	for i := n; i > 0; i-- {
-		r, err := db.MigrateDown(ctx)
+		r, err := db.MigrateDown(bg)
 		if err != nil {
 			t.Fatalf("down %d: %v", i, err)
 		}
@@ -102,18 +102,18 @@ func TestMigrateRoundTrip(t *testing.T) {
 			t.Errorf("down rolled back %d, want %d", r.Version, applied[i-1].Version)
 		}
 	}
-	if a, p := status(t, db); a != 0 || p != n {
+	if a, p := migrationCounts(t, db); a != 0 || p != n {
 		t.Fatalf("after down: %d applied, %d pending", a, p)
 	}
-	if _, err := db.MigrateDown(ctx); err == nil {
+	if _, err := db.MigrateDown(bg); err == nil {
 		t.Error("down with nothing applied must fail")
 	}
 	var again int
-	if err := db.Migrate(ctx, func(sqlite.MigrationResult) { again++ }); err != nil || again != n {
+	if err := db.Migrate(bg, func(sqlite.MigrationResult) { again++ }); err != nil || again != n {
 		t.Fatalf("up again: %d applied, %v", again, err)
 	}
 	// The schema works after the round trip, and the old data went with the tables.
-	err = db.Read(ctx, func(tx app.Tx) error {
+	err = db.Read(bg, func(tx app.Tx) error {
 		n, err := tx.CountOrgs()
 		if err == nil && n != 0 {
 			err = fmt.Errorf("%d orgs after down and up", n)
@@ -123,9 +123,9 @@ func TestMigrateRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seed(t, db, "a@example.com")
+	seedOrg(t, db, "a@example.com")
 	var noop int
-	if err := db.Migrate(ctx, func(sqlite.MigrationResult) { noop++ }); err != nil || noop != 0 {
+	if err := db.Migrate(bg, func(sqlite.MigrationResult) { noop++ }); err != nil || noop != 0 {
 		t.Errorf("a second up applied %d (%v)", noop, err)
 	}
 }
@@ -133,8 +133,8 @@ func TestMigrateRoundTrip(t *testing.T) {
 // TestWAL: the file is in WAL mode (persistent in the file, so visible from any connection).
 func TestWAL(t *testing.T) {
 	t.Parallel()
-	db, path := open(t)
-	seed(t, db, "w@example.com")
+	db, path := openDB(t)
+	seedOrg(t, db, "w@example.com")
 	if _, err := os.Stat(path + "-wal"); err != nil {
 		t.Errorf("no write-ahead log beside the database after a write: %v", err)
 	}
@@ -153,17 +153,17 @@ func TestWAL(t *testing.T) {
 // it, and the schema cascades an organization's deletion to what it owns.
 func TestForeignKeys(t *testing.T) {
 	t.Parallel()
-	db, path := open(t)
-	org, m, k := seed(t, db, "f@example.com")
-	if err := db.Write(ctx, func(tx app.Tx) error { return tx.DeleteMember(org.ID, m.ID) }); err != nil {
+	db, path := openDB(t)
+	org, m, k := seedOrg(t, db, "f@example.com")
+	if err := db.Write(bg, func(tx app.Tx) error { return tx.DeleteMember(org.ID, m.ID) }); err != nil {
 		t.Fatal(err)
 	}
-	err := db.Read(ctx, func(tx app.Tx) error { _, err := tx.GetKey("", k.ID); return err })
+	err := db.Read(bg, func(tx app.Tx) error { _, err := tx.GetKey("", k.ID); return err })
 	if !errors.Is(err, app.ErrNotFound) {
 		t.Errorf("the key of a deleted member: %v, want not found (foreign_keys off?)", err)
 	}
 	// A key for a member that does not exist is refused.
-	err = db.Write(ctx, func(tx app.Tx) error {
+	err = db.Write(bg, func(tx app.Tx) error {
 		return tx.CreateKey(app.APIKey{ID: app.NewID("key"), OrgID: org.ID, MemberID: "mem_missing", Name: "x", Preview: "p",
 			CreatedAt: app.At(time.Now())}, []byte("h"))
 	})
@@ -171,7 +171,7 @@ func TestForeignKeys(t *testing.T) {
 		t.Error("a key of an unknown member was stored")
 	}
 
-	org2, _, k2 := seed(t, db, "g@example.com")
+	org2, _, k2 := seedOrg(t, db, "g@example.com")
 	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestForeignKeys(t *testing.T) {
 	if _, err := raw.Exec("DELETE FROM orgs WHERE id = ?", org2.ID); err != nil {
 		t.Fatal(err)
 	}
-	err = db.Read(ctx, func(tx app.Tx) error {
+	err = db.Read(bg, func(tx app.Tx) error {
 		if _, err := tx.GetKey("", k2.ID); !errors.Is(err, app.ErrNotFound) {
 			return fmt.Errorf("key after its org was deleted: %v", err)
 		}
@@ -198,9 +198,9 @@ func TestForeignKeys(t *testing.T) {
 // TestErrorMapping: UNIQUE decides conflicts; a missing row is not_found.
 func TestErrorMapping(t *testing.T) {
 	t.Parallel()
-	db, _ := open(t)
-	org, m, _ := seed(t, db, "dup@example.com")
-	err := db.Write(ctx, func(tx app.Tx) error {
+	db, _ := openDB(t)
+	org, m, _ := seedOrg(t, db, "dup@example.com")
+	err := db.Write(bg, func(tx app.Tx) error {
 		m2 := m
 		m2.ID = app.NewID("mem")
 		return tx.CreateMember(m2)
@@ -208,11 +208,11 @@ func TestErrorMapping(t *testing.T) {
 	if !errors.Is(err, app.ErrConflict) {
 		t.Errorf("duplicate email: %v, want conflict", err)
 	}
-	err = db.Read(ctx, func(tx app.Tx) error { _, err := tx.GetOrg("org_missing"); return err })
+	err = db.Read(bg, func(tx app.Tx) error { _, err := tx.GetOrg("org_missing"); return err })
 	if !errors.Is(err, app.ErrNotFound) {
 		t.Errorf("missing org: %v, want not found", err)
 	}
-	err = db.Write(ctx, func(tx app.Tx) error { return tx.DeleteMember(org.ID, "mem_missing") })
+	err = db.Write(bg, func(tx app.Tx) error { return tx.DeleteMember(org.ID, "mem_missing") })
 	if !errors.Is(err, app.ErrNotFound) {
 		t.Errorf("delete of a missing member: %v, want not found", err)
 	}
@@ -221,10 +221,10 @@ func TestErrorMapping(t *testing.T) {
 // TestTransactions: a failed write leaves nothing behind; reads cannot write.
 func TestTransactions(t *testing.T) {
 	t.Parallel()
-	db, _ := open(t)
+	db, _ := openDB(t)
 	boom := errors.New("boom")
 	now := app.At(time.Now())
-	err := db.Write(ctx, func(tx app.Tx) error {
+	err := db.Write(bg, func(tx app.Tx) error {
 		if err := tx.CreateOrg(app.Org{ID: app.NewID("org"), Name: "gone", Plan: app.PlanFree, CreatedAt: now, UpdatedAt: now}); err != nil {
 			return err
 		}
@@ -233,7 +233,7 @@ func TestTransactions(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("write answered %v", err)
 	}
-	err = db.Read(ctx, func(tx app.Tx) error {
+	err = db.Read(bg, func(tx app.Tx) error {
 		if n, err := tx.CountOrgs(); err != nil || n != 0 {
 			return fmt.Errorf("%d orgs after a rolled back write (%v)", n, err)
 		}
@@ -247,19 +247,19 @@ func TestTransactions(t *testing.T) {
 // TestConcurrentWritesAndReads: the single writer serializes writers; readers run beside it.
 func TestConcurrentWritesAndReads(t *testing.T) {
 	t.Parallel()
-	db, _ := open(t)
+	db, _ := openDB(t)
 	const n = 40
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*n)
 	for i := range n {
 		wg.Go(func() {
 			now := app.At(time.Now())
-			errs <- db.Write(ctx, func(tx app.Tx) error {
+			errs <- db.Write(bg, func(tx app.Tx) error {
 				return tx.CreateOrg(app.Org{ID: app.NewID("org"), Name: fmt.Sprint("o", i), Plan: app.PlanFree, CreatedAt: now, UpdatedAt: now})
 			})
 		})
 		wg.Go(func() {
-			errs <- db.Read(ctx, func(tx app.Tx) error { _, err := tx.ListOrgs(); return err })
+			errs <- db.Read(bg, func(tx app.Tx) error { _, err := tx.ListOrgs(); return err })
 		})
 	}
 	wg.Wait()
@@ -269,7 +269,7 @@ func TestConcurrentWritesAndReads(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	err := db.Read(ctx, func(tx app.Tx) error {
+	err := db.Read(bg, func(tx app.Tx) error {
 		if c, err := tx.CountOrgs(); err != nil || c != n {
 			return fmt.Errorf("%d orgs (%v), want %d", c, err, n)
 		}
@@ -283,10 +283,10 @@ func TestConcurrentWritesAndReads(t *testing.T) {
 // TestBackup: VACUUM INTO writes a database that opens on its own.
 func TestBackup(t *testing.T) {
 	t.Parallel()
-	db, path := open(t)
-	org, _, _ := seed(t, db, "b@example.com")
+	db, path := openDB(t)
+	org, _, _ := seedOrg(t, db, "b@example.com")
 	copyPath := filepath.Join(filepath.Dir(path), "copy.db")
-	if err := db.Backup(ctx, copyPath); err != nil {
+	if err := db.Backup(bg, copyPath); err != nil {
 		t.Fatal(err)
 	}
 	cp, err := sqlite.Open(copyPath)
@@ -294,13 +294,13 @@ func TestBackup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cp.Close()
-	if err := cp.Read(ctx, func(tx app.Tx) error { _, err := tx.GetOrg(org.ID); return err }); err != nil {
+	if err := cp.Read(bg, func(tx app.Tx) error { _, err := tx.GetOrg(org.ID); return err }); err != nil {
 		t.Errorf("backup lacks the org: %v", err)
 	}
-	if a, p := status(t, cp); a == 0 || p != 0 {
+	if a, p := migrationCounts(t, cp); a == 0 || p != 0 {
 		t.Errorf("backup migrations: %d applied, %d pending", a, p)
 	}
-	if err := db.Backup(ctx, copyPath); err == nil {
+	if err := db.Backup(bg, copyPath); err == nil {
 		t.Error("backup over an existing file must fail")
 	}
 }

@@ -1,11 +1,16 @@
 package api
 
 import (
+	"math"
 	"net/http"
 	"strconv"
 
 	"wsapi/app"
 )
+
+// maxPage bounds page so that the row offset, (page-1)*take, cannot overflow and wrap round
+// to the first page.
+const maxPage = math.MaxInt32
 
 // pageOf reads page (>= 1, default 1) and take (1..100, default 100). Out of range is a 400,
 // never silently cut.
@@ -15,8 +20,8 @@ func pageOf(r *http.Request) (app.Page, error) {
 	problems := app.Problems{}
 	if v := q.Get("page"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			problems.Add("page", "must be a whole number of at least 1")
+		if err != nil || n < 1 || n > maxPage {
+			problems.Add("page", "must be a whole number from 1 to "+strconv.Itoa(maxPage))
 		}
 		p.Page = n
 	}

@@ -35,6 +35,7 @@ func (s *Server) routes() []*route {
 	return []*route{
 		public(get, "/healthz", s.healthz),
 		public(get, "/openapi.json", s.openapi),
+		public(get, "/metadata", s.metadata),
 
 		r(get, "/orgs/{org}", rd("org"), s.getOrg),
 		r(patch, "/orgs/{org}", wr("org"), s.patchOrg),
@@ -93,6 +94,26 @@ func (s *Server) routes() []*route {
 		r(del, "/orgs/{org}/segments/{id}", wr("contacts"), s.deleteSegment),
 		r(post, "/orgs/{org}/segments/{id}/contacts", wr("contacts"), s.addSegmentContacts),
 		r(del, "/orgs/{org}/segments/{id}/contacts/{contact_id}", wr("contacts"), s.removeSegmentContact),
+
+		r(get, "/orgs/{org}/assistants", rd("assistants"), s.listAssistants),
+		r(post, "/orgs/{org}/assistants", wr("assistants"), s.createAssistant),
+		r(get, "/orgs/{org}/assistants/{id}", rd("assistants"), s.getAssistant),
+		r(patch, "/orgs/{org}/assistants/{id}", wr("assistants"), s.patchAssistant),
+		r(del, "/orgs/{org}/assistants/{id}", wr("assistants"), s.deleteAssistant),
+
+		r(get, "/orgs/{org}/inbox", rd("inbox"), s.inbox),
+		r(post, "/orgs/{org}/chats", wr("inbox"), s.createChat),
+		r(get, "/orgs/{org}/chats/{id}", rd("inbox"), s.getChat),
+		r(patch, "/orgs/{org}/chats/{id}", wr("inbox"), s.patchChat),
+		r(del, "/orgs/{org}/chats/{id}", wr("inbox"), s.deleteChat),
+		r(post, "/orgs/{org}/chats/{id}/read", wr("inbox"), s.readChat),
+		r(get, "/orgs/{org}/chats/{id}/messages", rd("inbox"), s.listMessages),
+		r(post, "/orgs/{org}/chats/{id}/messages", wr("inbox"), s.createMessage),
+		r(post, "/orgs/{org}/chats/{id}/events", wr("inbox"), s.chatEvent),
+		r(put, "/orgs/{org}/chats/{id}/messages/{message_id}/reaction", wr("inbox"), s.setReaction),
+		r(del, "/orgs/{org}/chats/{id}/messages/{message_id}/reaction", wr("inbox"), s.deleteReaction),
+		r(get, "/orgs/{org}/chats/{id}/files", rd("inbox"), s.listFiles),
+		r(get, "/orgs/{org}/chats/{id}/files/{file_id}", rd("inbox"), s.getFile),
 	}
 }
 

@@ -1,0 +1,147 @@
+package app
+
+import (
+	"context"
+	"strings"
+)
+
+// ChatPatch changes a chat; nullable fields tell absent from null.
+type ChatPatch struct {
+	Title          Optional[string] `json:"title"`
+	Pinned         *bool            `json:"pinned"`
+	Visibility     *string          `json:"visibility"`
+	State          *string          `json:"state"`
+	FollowUpAt     Optional[Time]   `json:"follow_up_at"`
+	AIEnabled      *bool            `json:"ai_enabled"`
+	CSATScore      Optional[int]    `json:"csat_score"`
+	AssignedUserID Optional[string] `json:"assigned_user_id"`
+}
+
+func validateChatPatch(in ChatPatch) error {
+	p := Problems{}
+	if in.Title.Set && !in.Title.Null && CharCount(in.Title.Value) > 255 {
+		p.Add("title", "must be at most 255 characters")
+	}
+	if in.Visibility != nil && !oneOf(*in.Visibility, Visibilities) {
+		p.Add("visibility", "must be one of "+strings.Join(Visibilities, ", "))
+	}
+	if in.State != nil && !oneOf(*in.State, ChatStates) {
+		p.Add("state", "must be one of "+strings.Join(ChatStates, ", "))
+	}
+	if in.CSATScore.Set && !in.CSATScore.Null && (in.CSATScore.Value < 0 || in.CSATScore.Value > 5) {
+		p.Add("csat_score", "must be a whole number from 0 to 5")
+	}
+	return p.Err()
+}
+
+// UpdateChat applies a PATCH. A change of assignee on a chat that is not internal emits
+// chat.assigned, with the full chat as data, in the same transaction.
+func (s *Service) UpdateChat(ctx context.Context, orgID, id string, in ChatPatch) (c Chat, err error) {
+	if err := validateChatPatch(in); err != nil {
+		return Chat{}, err
+	}
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		if c, err = tx.GetChat(orgID, id); err != nil {
+			return err
+		}
+		now := s.now()
+		applyChatPatch(&c, in)
+		assigned, err := s.reassign(tx, &c, in.AssignedUserID, now)
+		if err != nil {
+			return err
+		}
+		c.UpdatedAt = now
+		if err := tx.UpdateChat(c); err != nil {
+			return err
+		}
+		if c, err = tx.GetChat(orgID, id); err != nil {
+			return err
+		}
+		if assigned && !c.Internal() {
+			_, err = s.Emit(tx, orgID, EventChatAssigned, c)
+		}
+		return err
+	})
+	return c, err
+}
+
+func applyChatPatch(c *Chat, in ChatPatch) {
+	if in.Title.Set {
+		c.Title = nil
+		if !in.Title.Null {
+			t := in.Title.Value
+			c.Title = &t
+		}
+	}
+	if in.Pinned != nil {
+		c.Pinned = *in.Pinned
+	}
+	if in.Visibility != nil {
+		c.Visibility = *in.Visibility
+	}
+	st := c.State
+	if in.State != nil {
+		st.State = *in.State
+	}
+	if in.FollowUpAt.Set {
+		st.FollowUpAt = in.FollowUpAt.Value
+	}
+	if in.AIEnabled != nil {
+		st.AIEnabled = *in.AIEnabled
+	}
+	if in.CSATScore.Set {
+		st.CSATScore = nil
+		if !in.CSATScore.Null {
+			v := in.CSATScore.Value
+			st.CSATScore = &v
+		}
+	}
+}
+
+// reassign applies assigned_user_id and tells whether the assignee changed.
+func (s *Service) reassign(tx Tx, c *Chat, to Optional[string], now Time) (bool, error) {
+	if !to.Set {
+		return false, nil
+	}
+	next := ""
+	if !to.Null {
+		next = to.Value
+	}
+	if next == c.AssignedUserID {
+		return false, nil
+	}
+	if next != "" {
+		if _, err := tx.GetMember(c.OrgID, next); err != nil {
+			return false, err
+		}
+		if _, err := tx.EnsureChatMember(c.ID, next, ChatRoleAdmin, now); err != nil {
+			return false, err
+		}
+	}
+	c.AssignedUserID = next
+	c.State.AssignedAt = Time{}
+	if next != "" {
+		c.State.AssignedAt = now
+	}
+	c.State.AssignedUser = nil
+	return true, nil
+}
+
+// MarkChatRead clears the unseen count of members and stamps the assignee's seen_at.
+func (s *Service) MarkChatRead(ctx context.Context, orgID, id string) (c Chat, err error) {
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		if c, err = tx.GetChat(orgID, id); err != nil {
+			return err
+		}
+		c.State.AdminUnseenCount = 0
+		if c.State.AssignedUser != nil {
+			c.State.AssignedUser.SeenAt = s.now()
+		}
+		if err := tx.UpdateChat(c); err != nil {
+			return err
+		}
+		c, err = tx.GetChat(orgID, id)
+		return err
+	})
+	return c, err
+}

@@ -1,0 +1,115 @@
+package app
+
+import (
+	"context"
+	"strconv"
+)
+
+// InboxFilter is every query parameter of GET /inbox. Empty strings and "ALL" filter nothing.
+type InboxFilter struct {
+	Search                 string
+	AssistantID            string
+	AssistantIntegrationID string
+	ConversationID         string
+	ContactID              string
+	SegmentID              string
+	IntegrationID          string
+	Status                 string
+	State                  string
+	AIStatus               string
+	Filter                 string
+	CSATMax                int
+	// MemberID is the caller's member, for ASSIGNED_TO_ME.
+	MemberID string
+}
+
+// InboxCursor is the (updated_at, id) of the last chat of a page.
+type InboxCursor struct {
+	UpdatedAt string `json:"u"`
+	ID        string `json:"id"`
+}
+
+// InboxTx lists chats for the inbox.
+type InboxTx interface {
+	// ListInbox answers up to limit chats, updated_at desc then id desc, after the cursor if
+	// any, else after offset rows; and the number matching in all.
+	ListInbox(orgID string, f InboxFilter, after *InboxCursor, offset, limit int) ([]Chat, int, error)
+}
+
+// Inbox filter values.
+var (
+	InboxFilters = []string{"ALL", "UNREAD", "UNRESOLVED", "RESOLVED", "ASSIGNED_TO_ME", "UNASSIGNED"}
+	AIStatuses   = []string{"ALL", "ENABLED", "DISABLED"}
+)
+
+// ParseInboxFilter validates the query values of GET /inbox.
+func ParseInboxFilter(get func(string) string, memberID string) (InboxFilter, error) {
+	f := InboxFilter{Search: get("search"), AssistantID: get("assistant_id"), AssistantIntegrationID: get("assistant_integration_id"),
+		ConversationID: get("conversation_id"), ContactID: get("contact_id"), SegmentID: get("segment_id"),
+		IntegrationID: get("integration_id"), Status: get("status"), State: get("state"), AIStatus: get("ai_status"),
+		Filter: get("filter"), MemberID: memberID}
+	p := Problems{}
+	if CharCount(f.Search) > 256 {
+		p.Add("search", "must be at most 256 characters")
+	}
+	if f.IntegrationID != "" && !ValidIntegration(f.IntegrationID) {
+		p.Add("integration_id", "is not an integration id")
+	}
+	checks := []struct {
+		field, value string
+		allowed      []string
+	}{
+		{"status", f.Status, append([]string{"ALL"}, RunStatuses...)},
+		{"state", f.State, append([]string{"ALL"}, ChatStates...)},
+		{"ai_status", f.AIStatus, AIStatuses},
+		{"filter", f.Filter, InboxFilters},
+	}
+	for _, c := range checks {
+		if c.value != "" && !oneOf(c.value, c.allowed) {
+			p.Add(c.field, "must be one of "+join(c.allowed))
+		}
+	}
+	if v := get("csat_max"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 5 {
+			p.Add("csat_max", "must be 0, 1, 2, 3, 4 or 5")
+		}
+		f.CSATMax = n
+	}
+	return f, p.Err()
+}
+
+func join(xs []string) string {
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+// Inbox lists chats newest activity first, by page or by cursor.
+func (s *Service) Inbox(ctx context.Context, orgID string, f InboxFilter, next string, pg Page) (l List[Chat], err error) {
+	var after *InboxCursor
+	if next != "" {
+		if after, err = decodeCursor[InboxCursor](next); err != nil {
+			return l, Invalid("next", "is not a cursor this list answered")
+		}
+	}
+	err = s.Store.Read(ctx, func(tx Tx) error {
+		offset := pg.Offset()
+		if after != nil {
+			offset = 0
+		}
+		l.Items, l.Total, err = tx.ListInbox(orgID, f, after, offset, pg.Take+1)
+		return err
+	})
+	if err == nil && len(l.Items) > pg.Take {
+		l.Items = l.Items[:pg.Take]
+		last := l.Items[len(l.Items)-1]
+		l.Next = encodeCursor(InboxCursor{UpdatedAt: last.UpdatedAt.String(), ID: last.ID})
+	}
+	return l, err
+}

@@ -1,0 +1,247 @@
+package app
+
+import (
+	"context"
+	"strings"
+)
+
+// Audio is a stored audio file of a message part.
+type Audio struct {
+	ID           string `json:"id"`
+	FilePath     string `json:"file_path"`
+	FileFilename string `json:"file_filename"`
+	FileSize     int64  `json:"file_size"`
+	FileMimetype string `json:"file_mimetype"`
+	FileURL      string `json:"file_url"`
+	CreatedAt    Time   `json:"created_at"`
+}
+
+// Part is one piece of a turn: text, or audio with its timing.
+type Part struct {
+	Type           string   `json:"type"`
+	Text           string   `json:"text,omitempty"`
+	Audio          *Audio   `json:"audio,omitempty"`
+	StartTimestamp *float64 `json:"start_timestamp,omitempty"`
+	EndTimestamp   *float64 `json:"end_timestamp,omitempty"`
+}
+
+// Turn is one role's contribution inside a message.
+type Turn struct {
+	Role  string `json:"role"`
+	Parts []Part `json:"parts"`
+}
+
+// Usage counts tokens, with one entry per model turn.
+type Usage struct {
+	InputTokens           float64        `json:"input_tokens"`
+	OutputTokens          float64        `json:"output_tokens"`
+	TotalTokens           float64        `json:"total_tokens"`
+	ReasoningTokens       float64        `json:"reasoning_tokens"`
+	InputTokensCacheRead  float64        `json:"input_tokens_cache_read"`
+	InputTokensCacheWrite float64        `json:"input_tokens_cache_write"`
+	Turns                 []UsageCounter `json:"turns"`
+}
+
+// UsageCounter is the six counters of one turn.
+type UsageCounter struct {
+	InputTokens           float64 `json:"input_tokens"`
+	OutputTokens          float64 `json:"output_tokens"`
+	TotalTokens           float64 `json:"total_tokens"`
+	ReasoningTokens       float64 `json:"reasoning_tokens"`
+	InputTokensCacheRead  float64 `json:"input_tokens_cache_read"`
+	InputTokensCacheWrite float64 `json:"input_tokens_cache_write"`
+}
+
+// Reaction is one member's emoji on a message.
+type Reaction struct {
+	Emoji  string `json:"emoji"`
+	UserID string `json:"user_id"`
+}
+
+// Message is one turn of a chat (the spec's Chat message).
+type Message struct {
+	ID                 string      `json:"id"`
+	Role               string      `json:"role"`
+	Model              string      `json:"model"`
+	Status             string      `json:"status"`
+	CreatedAt          Time        `json:"created_at"`
+	UpdatedAt          Time        `json:"updated_at"`
+	Messages           []Turn      `json:"messages"`
+	Tools              []Tool      `json:"tools"`
+	Features           Features    `json:"features"`
+	Member             *ChatMember `json:"member"`
+	Error              *string     `json:"error"`
+	BroadcastID        *string     `json:"broadcast_id"`
+	IsBroadcastMessage bool        `json:"is_broadcast_message"`
+	Usage              *Usage      `json:"usage"`
+	Reactions          []Reaction  `json:"reactions"`
+	ChatID             string      `json:"chat_id"`
+
+	ChatMemberID string `json:"-"`
+	Text         string `json:"-"` // the text parts, for search
+	Seq          int64  `json:"-"`
+}
+
+// Message roles: the contact (user), the AI (assistant), a member (admin).
+var MessageRoles = []string{"user", "assistant", "admin"}
+
+// MessageCursor is the position after which the next page of messages starts: the
+// insertion sequence, which orders messages that share a millisecond.
+type MessageCursor struct {
+	Seq int64 `json:"s"`
+}
+
+// MessageTx is the messages part of a transaction.
+type MessageTx interface {
+	CreateMessage(orgID string, m Message) error
+	GetMessage(orgID, chatID, id string) (Message, error)
+	UpdateMessage(orgID string, m Message) error
+	// ListMessages answers up to limit messages oldest first, after the cursor if any.
+	ListMessages(orgID, chatID string, after *MessageCursor, offset, limit int) ([]Message, int, error)
+	// InFlightMessage is the chat's newest RUNNING message, or not_found.
+	InFlightMessage(orgID, chatID string) (Message, error)
+	SetReaction(orgID, messageID, memberID, emoji string) error
+	DeleteReaction(orgID, messageID, memberID string) error
+}
+
+// MessageInput adds a message to a chat.
+type MessageInput struct {
+	Role               string   `json:"role"`
+	Model              string   `json:"model"`
+	Status             string   `json:"status"`
+	Messages           []Turn   `json:"messages"`
+	Tools              []Tool   `json:"tools"`
+	Features           Features `json:"features"`
+	Error              *string  `json:"error"`
+	Usage              *Usage   `json:"usage"`
+	BroadcastID        *string  `json:"broadcast_id"`
+	IsBroadcastMessage bool     `json:"is_broadcast_message"`
+}
+
+func validateMessage(in *MessageInput) error {
+	p := Problems{}
+	if !oneOf(in.Role, MessageRoles) {
+		p.Add("role", "must be one of "+strings.Join(MessageRoles, ", "))
+	}
+	if in.Status == "" {
+		in.Status = "COMPLETED"
+	}
+	if !oneOf(in.Status, RunStatuses) {
+		p.Add("status", "must be one of "+strings.Join(RunStatuses, ", "))
+	}
+	if in.Model != "" && !ValidModel(in.Model) {
+		p.Add("model", "must be a model id <provider>:<model>")
+	}
+	if len(in.Messages) == 0 {
+		p.Add("messages", "must hold at least one {role, parts}")
+	}
+	for i, t := range in.Messages {
+		if t.Role == "" {
+			p.Add("messages["+itoa(i)+"].role", "is required")
+		}
+		for j, part := range t.Parts {
+			if part.Type == "" {
+				p.Add("messages["+itoa(i)+"].parts["+itoa(j)+"].type", "is required")
+			}
+		}
+	}
+	return p.Err()
+}
+
+func messageText(turns []Turn) string {
+	var b strings.Builder
+	for _, t := range turns {
+		for _, p := range t.Parts {
+			if p.Text != "" {
+				b.WriteString(p.Text)
+				b.WriteByte('\n')
+			}
+		}
+	}
+	return b.String()
+}
+
+// AddMessage appends a message. A contact's message (role user) raises the members' unseen
+// count and last_contact_message_at; a member's or the assistant's raises the contact's.
+func (s *Service) AddMessage(ctx context.Context, c Caller, chatID string, in MessageInput) (m Message, err error) {
+	if err := validateMessage(&in); err != nil {
+		return Message{}, err
+	}
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		m, err = s.addMessage(tx, c.OrgID, c.Member.ID, chatID, in)
+		return err
+	})
+	return m, err
+}
+
+func (s *Service) addMessage(tx Tx, orgID, memberID, chatID string, in MessageInput) (Message, error) {
+	chat, err := tx.GetChat(orgID, chatID)
+	if err != nil {
+		return Message{}, err
+	}
+	now := s.now()
+	m := Message{ID: NewID("msg"), ChatID: chatID, Role: in.Role, Model: in.Model, Status: in.Status, CreatedAt: now,
+		UpdatedAt: now, Messages: in.Messages, Tools: in.Tools, Features: in.Features, Error: in.Error,
+		BroadcastID: in.BroadcastID, IsBroadcastMessage: in.IsBroadcastMessage, Usage: in.Usage, Text: messageText(in.Messages)}
+	if m.Model == "" {
+		m.Model = chat.Model
+	}
+	if m.ChatMemberID, err = messageAuthor(tx, chat, in.Role, memberID, now); err != nil {
+		return Message{}, err
+	}
+	if err := tx.CreateMessage(orgID, m); err != nil {
+		return Message{}, err
+	}
+	bumpCounters(&chat, m, now)
+	if err := tx.UpdateChat(chat); err != nil {
+		return Message{}, err
+	}
+	return tx.GetMessage(orgID, chatID, m.ID)
+}
+
+func messageAuthor(tx Tx, chat Chat, role, memberID string, now Time) (string, error) {
+	switch role {
+	case "user":
+		return tx.ContactChatMember(chat.ID)
+	case "admin":
+		return tx.EnsureChatMember(chat.ID, memberID, ChatRoleAdmin, now)
+	}
+	return "", nil
+}
+
+func bumpCounters(chat *Chat, m Message, now Time) {
+	if m.Role == "user" {
+		chat.State.AdminUnseenCount++
+		chat.State.LastContactMessageAt = now
+	} else {
+		chat.State.UserUnseenCount++
+	}
+	chat.Status, chat.UpdatedAt = m.Status, now
+}
+
+// ListMessages lists a chat's messages oldest first, by page or by cursor.
+func (s *Service) ListMessages(ctx context.Context, orgID, chatID, next string, pg Page) (l List[Message], err error) {
+	var after *MessageCursor
+	if next != "" {
+		if after, err = decodeCursor[MessageCursor](next); err != nil {
+			return l, Invalid("next", "is not a cursor this list answered")
+		}
+	}
+	err = s.Store.Read(ctx, func(tx Tx) error {
+		if _, err := tx.GetChat(orgID, chatID); err != nil {
+			return err
+		}
+		offset := pg.Offset()
+		if after != nil {
+			offset = 0
+		}
+		l.Items, l.Total, err = tx.ListMessages(orgID, chatID, after, offset, pg.Take+1)
+		return err
+	})
+	if err == nil && len(l.Items) > pg.Take {
+		l.Items = l.Items[:pg.Take]
+		last := l.Items[len(l.Items)-1]
+		l.Next = encodeCursor(MessageCursor{Seq: last.Seq})
+	}
+	return l, err
+}

@@ -1,0 +1,85 @@
+package sqlite
+
+import (
+	"strings"
+
+	"wsapi/app"
+)
+
+// ftsQuery turns free text into an FTS5 query: every word must appear, as a prefix, with
+// FTS syntax characters taken literally.
+func ftsQuery(s string) string {
+	var terms []string
+	for _, w := range strings.Fields(s) {
+		terms = append(terms, `"`+strings.ReplaceAll(w, `"`, `""`)+`"*`)
+	}
+	return strings.Join(terms, " ")
+}
+
+// inboxWhere builds the WHERE clause of the inbox from the filters that are set, so that
+// SQLite plans each combination with the indexes it needs.
+func inboxWhere(orgID string, f app.InboxFilter) (string, []any) {
+	conds := []string{"c.org_id = ?"}
+	args := []any{orgID}
+	add := func(cond string, vals ...any) {
+		conds = append(conds, cond)
+		args = append(args, vals...)
+	}
+	if q := ftsQuery(f.Search); q != "" {
+		add(`c.id IN (SELECT chat_id FROM chat_message_fts WHERE chat_message_fts MATCH ?
+			UNION SELECT chat_id FROM chat_meta_fts WHERE chat_meta_fts MATCH ?)`, q, q)
+	}
+	for col, v := range map[string]string{"c.assistant_id": f.AssistantID, "c.assistant_integration_id": f.AssistantIntegrationID,
+		"c.conversation_id": f.ConversationID, "c.contact_id": f.ContactID, "c.integration_id": f.IntegrationID} {
+		if v != "" {
+			add(col+" = ?", v)
+		}
+	}
+	if f.SegmentID != "" {
+		add("c.contact_id IN (SELECT contact_id FROM segment_members WHERE segment_id = ?)", f.SegmentID)
+	}
+	if f.Status != "" && f.Status != "ALL" {
+		add("c.status = ?", f.Status)
+	}
+	if f.State != "" && f.State != "ALL" {
+		add("c.state = ?", f.State)
+	}
+	switch f.AIStatus {
+	case "ENABLED":
+		add("c.ai_enabled = 1")
+	case "DISABLED":
+		add("c.ai_enabled = 0")
+	}
+	switch f.Filter {
+	case "UNREAD":
+		add("c.admin_unseen_count > 0")
+	case "UNRESOLVED":
+		add("c.state IN ('OPEN', 'SNOOZED')")
+	case "RESOLVED":
+		add("c.state = 'CLOSED'")
+	case "ASSIGNED_TO_ME":
+		add("c.assigned_user_id = ?", f.MemberID)
+	case "UNASSIGNED":
+		add("c.assigned_user_id IS NULL")
+	}
+	if f.CSATMax > 0 {
+		add("c.csat_score IS NOT NULL AND c.csat_score <= ?", f.CSATMax)
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// ListInbox answers a page of chats, newest activity first.
+func (t *Tx) ListInbox(orgID string, f app.InboxFilter, after *app.InboxCursor, offset, limit int) ([]app.Chat, int, error) {
+	where, args := inboxWhere(orgID, f)
+	total, err := t.count(`SELECT COUNT(*) FROM chats c WHERE `+where, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	if after != nil {
+		where += " AND (c.updated_at < ? OR (c.updated_at = ? AND c.id < ?))"
+		args = append(args, after.UpdatedAt, after.UpdatedAt, after.ID)
+	}
+	chats, err := t.loadChats(`SELECT `+chatColumns+chatFrom+` WHERE `+where+`
+		ORDER BY c.updated_at DESC, c.id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	return chats, total, err
+}

@@ -53,7 +53,8 @@ type errorDetail struct {
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e, ok := app.AsError(err)
 	if !ok || statusOf(e.Code) == http.StatusInternalServerError {
-		logFrom(r).Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		// The route pattern, not the path: paths can carry tokens (unsubscribe links).
+		logFrom(r).Error("request failed", "method", r.Method, "route", routeOf(r), "err", err)
 		e = errInternalReply
 	}
 	if e.Code == app.CodeUnauthenticated {

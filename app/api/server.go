@@ -59,7 +59,7 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 		writeError(w, r, errNoMethod)
 	})
 	router.PanicHandler = func(w http.ResponseWriter, r *http.Request, v any) {
-		logFrom(r).Error("panic", "method", r.Method, "path", r.URL.Path, "panic", v)
+		logFrom(r).Error("panic", "method", r.Method, "route", routeOf(r), "panic", v)
 		writeError(w, r, errInternalReply)
 	}
 	router.HandleOPTIONS = false
@@ -171,6 +171,13 @@ func setRoute(r *http.Request, route string) {
 	}
 }
 
+func routeOf(r *http.Request) string {
+	if ri, ok := r.Context().Value(infoKey{}).(*requestInfo); ok && ri.route != "" {
+		return ri.route
+	}
+	return "(unmatched)"
+}
+
 func setOrg(r *http.Request, org string) {
 	if ri, ok := r.Context().Value(infoKey{}).(*requestInfo); ok {
 		ri.org = org
@@ -209,11 +216,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		ctx = context.WithValue(ctx, loggerKey{}, s.log)
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r.WithContext(ctx))
-		route := ri.route
-		if route == "" {
-			route = "(unmatched)"
-		}
-		s.log.Info("request", "method", r.Method, "route", route, "status", rec.status,
+		s.log.Info("request", "method", r.Method, "route", routeOf(r.WithContext(ctx)), "status", rec.status,
 			"duration_ms", float64(time.Since(start).Microseconds())/1000, "org", ri.org)
 	})
 }

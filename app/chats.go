@@ -32,7 +32,7 @@ type Tool struct {
 
 // Features switch model features on for a chat or a message.
 type Features struct {
-	WebSearch map[string]any `json:"web_search,omitempty"`
+	WebSearch map[string]any `json:"web_search,omitzero"` // {} (search with no options) is kept
 	Reasoning *Reasoning     `json:"reasoning,omitempty"`
 }
 
@@ -181,6 +181,8 @@ type ChatTx interface {
 	EnsureChatMember(chatID, memberID, role string, now Time) (string, error)
 	// ContactChatMember answers the chat member entry of the chat's contact, or "".
 	ContactChatMember(chatID string) (string, error)
+	// ChatOnChannel answers the newest chat on a contact channel.
+	ChatOnChannel(orgID, channelID string) (string, error)
 	// DeleteTemporaryChats deletes temporary chats last active before cutoff.
 	DeleteTemporaryChats(cutoff Time) (int, error)
 }

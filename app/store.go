@@ -33,6 +33,11 @@ type Tx interface {
 	MessageTx
 	InboxTx
 	FileTx
+	DomainTx
+	IdentityTx
+	BroadcastTx
+	RecipientTx
+	SuppressionTx
 }
 
 // Service holds the business rules of every area. Handlers call it; it calls the Store.
@@ -47,6 +52,12 @@ type Service struct {
 	Sender   WebhookSender
 	// PublicURL is where people reach the API (file and unsubscribe links).
 	PublicURL string
+	// DNS verifies domains (dns.resolver).
+	DNS TXTResolver
+	// Tokens signs unsubscribe and tracking links.
+	Tokens TokenSigner
+	// Mailer sends broadcast email; nil when email.smtp_url is empty.
+	Mailer Mailer
 }
 
 // NewService wires a service; a nil clock means the system clock.

@@ -4,6 +4,8 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"strconv"
 	"time"
 )
 
@@ -45,7 +47,8 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 	}
 	v, err := ParseTime(s)
 	if err != nil {
-		return err
+		// A type error gets the field's name from the decoder, so the 400 can name it.
+		return &json.UnmarshalTypeError{Value: "string " + strconv.Quote(s), Type: reflect.TypeFor[Time]()}
 	}
 	*t = v
 	return nil

@@ -76,10 +76,12 @@ type DNSConfig struct {
 	Resolver string `mapstructure:"resolver"`
 }
 
-// EmailConfig is the SMTP relay.
+// EmailConfig is the SMTP relay and the broadcast sender.
 type EmailConfig struct {
-	SMTPURL string `mapstructure:"smtp_url"`
-	CAFile  string `mapstructure:"ca_file"`
+	SMTPURL string        `mapstructure:"smtp_url"`
+	CAFile  string        `mapstructure:"ca_file"`
+	Workers int           `mapstructure:"workers"`
+	Tick    time.Duration `mapstructure:"tick"`
 }
 
 // OAuthConfig holds one provider per connection type.
@@ -128,6 +130,8 @@ var defaults = map[string]any{
 	"dns.resolver":                   "",
 	"email.smtp_url":                 "",
 	"email.ca_file":                  "",
+	"email.workers":                  8,
+	"email.tick":                     "1s",
 	"knowledge.max_pages":            50,
 }
 
@@ -187,6 +191,9 @@ func (c Config) validate() error {
 	}
 	if c.Webhooks.Workers < 1 || c.Webhooks.Tick <= 0 || c.Webhooks.Timeout <= 0 {
 		return fmt.Errorf("config: webhooks.workers, webhooks.tick and webhooks.timeout must be positive")
+	}
+	if c.Email.Workers < 1 || c.Email.Tick <= 0 {
+		return fmt.Errorf("config: email.workers and email.tick must be positive")
 	}
 	return nil
 }

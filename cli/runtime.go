@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"wsapi/app"
 	"wsapi/app/api"
 	"wsapi/app/janitor"
+	"wsapi/app/mail"
 	"wsapi/app/secret"
 	"wsapi/app/webhook"
 	"wsapi/sqlite"
@@ -27,6 +29,7 @@ type Runtime struct {
 	Log     *slog.Logger
 
 	Dispatcher *webhook.Dispatcher
+	Sender     *mail.Worker
 	Janitor    *janitor.Janitor
 
 	stop    context.CancelFunc
@@ -99,6 +102,10 @@ func (rt *Runtime) wireWebhooks(cfg Config, opt Options) error {
 		return err
 	}
 	rt.DB.SetSealer(box)
+	rt.Service.Tokens = box.Signer()
+	if err := rt.wireEmail(cfg); err != nil {
+		return err
+	}
 	wc := cfg.Webhooks
 	rt.Service.Webhooks = app.WebhookPolicy{RetrySchedule: wc.RetrySchedule, DisableAfter: wc.DisableAfter,
 		Timeout: wc.Timeout, Retention: wc.Retention, AllowPrivateTargets: wc.AllowPrivateTargets}
@@ -112,7 +119,10 @@ func (rt *Runtime) wireWebhooks(cfg Config, opt Options) error {
 	sender := &webhook.Sender{HTTP: client, Clock: rt.Service.Clock}
 	rt.Service.Sender = sender
 	rt.Dispatcher = webhook.NewDispatcher(rt.Service, sender, wc.Workers, wc.Tick, rt.Log)
-	rt.DB.OnEventCommitted(rt.Dispatcher.Nudge)
+	rt.DB.OnWorkQueued(func() {
+		rt.Dispatcher.Nudge()
+		rt.Sender.Nudge()
+	})
 	rt.Janitor = &janitor.Janitor{Interval: time.Minute, Log: rt.Log, Tasks: []janitor.Task{
 		{Name: "webhook delivery retention", Run: rt.Service.PurgeDeliveries},
 		{Name: "temporary chats", Run: rt.Service.PurgeTemporaryChats},
@@ -126,8 +136,9 @@ func (rt *Runtime) Start() {
 	rt.stop = cancel
 	rt.stopped = make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); rt.Dispatcher.Run(ctx) }()
+	go func() { defer wg.Done(); rt.Sender.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Janitor.Run(ctx) }()
 	go func() {
 		wg.Wait()
@@ -142,4 +153,25 @@ func (rt *Runtime) Close() error {
 		<-rt.stopped
 	}
 	return rt.DB.Close()
+}
+
+// wireEmail sets the DNS resolver for domain checks, the SMTP mailer (when email.smtp_url is
+// set) and the broadcast sender.
+func (rt *Runtime) wireEmail(cfg Config) error {
+	rt.Service.DNS = net.DefaultResolver
+	if addr := cfg.DNS.Resolver; addr != "" {
+		rt.Service.DNS = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, network, addr)
+		}}
+	}
+	if cfg.Email.SMTPURL != "" {
+		m, err := mail.New(cfg.Email.SMTPURL, cfg.Email.CAFile, cfg.Email.Workers, rt.Service.Clock)
+		if err != nil {
+			return err
+		}
+		rt.Service.Mailer = m
+	}
+	rt.Sender = mail.NewWorker(rt.Service, cfg.Email.Workers, cfg.Email.Tick, rt.Log)
+	return nil
 }

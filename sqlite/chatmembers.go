@@ -27,7 +27,7 @@ func (t *Tx) chatMembers(chats []app.Chat) (chatMemberSet, error) {
 		LEFT JOIN members m ON m.id = cm.member_id
 		LEFT JOIN contact_channels ch ON ch.id = cm.contact_channel_id
 		LEFT JOIN contacts ct ON ct.id = ch.contact_id
-		WHERE cm.chat_id IN (SELECT value FROM json_each(?)) ORDER BY cm.created_at, cm.id`, jsonText(ids))
+		WHERE cm.chat_id IN (SELECT value FROM json_each(?)) ORDER BY cm.created_at, cm.rowid`, jsonText(ids))
 	if err != nil {
 		return set, err
 	}

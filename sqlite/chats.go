@@ -96,9 +96,11 @@ func (t *Tx) CreateChat(c app.Chat, creator app.ChatMember) error {
 	if err != nil {
 		return err
 	}
-	if _, err := t.exec(`INSERT INTO chat_members (id, chat_id, role, member_id, created_at) VALUES (?,?,?,?,?)`,
-		creator.ID, c.ID, creator.Role, creator.User.ID, c.CreatedAt); err != nil {
-		return err
+	if creator.User != nil { // chats the service opens itself (internal broadcasts) have no creator
+		if _, err := t.exec(`INSERT INTO chat_members (id, chat_id, role, member_id, created_at) VALUES (?,?,?,?,?)`,
+			creator.ID, c.ID, creator.Role, creator.User.ID, c.CreatedAt); err != nil {
+			return err
+		}
 	}
 	if c.ContactChannelID == "" {
 		return nil
@@ -214,4 +216,12 @@ func (t *Tx) DeleteTemporaryChats(cutoff app.Time) (int, error) {
 	}
 	n, _ := res.RowsAffected()
 	return int(n), nil
+}
+
+// ChatOnChannel answers the newest chat on a contact channel.
+func (t *Tx) ChatOnChannel(orgID, channelID string) (string, error) {
+	var id string
+	err := t.row(`SELECT id FROM chats WHERE org_id = ? AND contact_channel_id = ? ORDER BY created_at DESC LIMIT 1`,
+		orgID, channelID).Scan(&id)
+	return id, one(err, "chat")
 }

@@ -130,8 +130,9 @@ const channelColumns = `id, contact_id, type, user_id, avatar, name, username, e
 	language, platform_data, created_at, updated_at`
 
 func (t *Tx) channelsOf(contactIDs []string) ([]app.Channel, error) {
+	// rowid breaks ties in insertion order, so the channels of one request keep their order.
 	rows, err := t.query(`SELECT `+channelColumns+` FROM contact_channels
-		WHERE contact_id IN (SELECT value FROM json_each(?)) ORDER BY created_at, id`, jsonText(contactIDs))
+		WHERE contact_id IN (SELECT value FROM json_each(?)) ORDER BY created_at, rowid`, jsonText(contactIDs))
 	if err != nil {
 		return nil, err
 	}

@@ -20,16 +20,17 @@ type DB struct {
 	reader *sql.DB
 	path   string
 	sealer app.Sealer
-	// onEvent is called after a write transaction that stored events has committed, so
-	// the webhook dispatcher can start at once instead of on its next tick.
-	onEvent func()
+	// onQueued is called after a write transaction that queued background work (webhook
+	// deliveries, broadcast recipients) has committed, so the workers start at once instead
+	// of on their next tick.
+	onQueued func()
 }
 
 // SetSealer sets what seals secrets at rest; it must be set before secrets are stored.
 func (db *DB) SetSealer(s app.Sealer) { db.sealer = s }
 
-// OnEventCommitted sets the hook run after each commit that stored events.
-func (db *DB) OnEventCommitted(f func()) { db.onEvent = f }
+// OnWorkQueued sets the hook run after each commit that queued background work.
+func (db *DB) OnWorkQueued(f func()) { db.onQueued = f }
 
 var _ app.Store = (*DB)(nil)
 
@@ -96,8 +97,8 @@ func (db *DB) Ping(ctx context.Context) error {
 type Tx struct {
 	tx      *sql.Tx
 	ctx     context.Context
-	db      *DB
-	emitted bool
+	db     *DB
+	queued bool
 }
 
 var _ app.Tx = (*Tx)(nil)
@@ -126,8 +127,8 @@ func (db *DB) Write(ctx context.Context, fn func(app.Tx) error) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: commit: %w", err)
 	}
-	if t.emitted && db.onEvent != nil {
-		db.onEvent()
+	if t.queued && db.onQueued != nil {
+		db.onQueued()
 	}
 	return nil
 }

@@ -132,7 +132,7 @@ func (t *Tx) InsertEvent(e app.Event, body []byte) (int, error) {
 			return 0, err
 		}
 	}
-	t.emitted = t.emitted || len(ids) > 0
+	t.queued = t.queued || len(ids) > 0
 	return len(ids), nil
 }
 

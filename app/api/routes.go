@@ -36,6 +36,11 @@ func (s *Server) routes() []*route {
 		public(get, "/healthz", s.healthz),
 		public(get, "/openapi.json", s.openapi),
 		public(get, "/metadata", s.metadata),
+		public(get, "/domains/{hostname}", s.orgByDomain),
+		public(get, "/u/{token}", s.unsubscribe),
+		public(post, "/u/{token}", s.unsubscribe),
+		public(get, "/t/o/{token}", s.trackOpen),
+		public(get, "/t/c/{token}", s.trackClick),
 
 		r(get, "/orgs/{org}", rd("org"), s.getOrg),
 		r(patch, "/orgs/{org}", wr("org"), s.patchOrg),
@@ -114,6 +119,27 @@ func (s *Server) routes() []*route {
 		r(del, "/orgs/{org}/chats/{id}/messages/{message_id}/reaction", wr("inbox"), s.deleteReaction),
 		r(get, "/orgs/{org}/chats/{id}/files", rd("inbox"), s.listFiles),
 		r(get, "/orgs/{org}/chats/{id}/files/{file_id}", rd("inbox"), s.getFile),
+
+		r(get, "/orgs/{org}/domains", rd("emails"), s.listDomains),
+		r(post, "/orgs/{org}/domains", wr("emails"), s.createDomain),
+		r(get, "/orgs/{org}/domains/{id}", rd("emails"), s.getDomain),
+		r(del, "/orgs/{org}/domains/{id}", wr("emails"), s.deleteDomain),
+		r(post, "/orgs/{org}/domains/{id}/verify", wr("emails"), s.verifyDomain),
+		r(get, "/orgs/{org}/emails/identities", rd("emails"), s.listIdentities),
+		r(post, "/orgs/{org}/emails/identities", wr("emails"), s.createIdentity),
+		r(get, "/orgs/{org}/emails/identities/{id}", rd("emails"), s.getIdentity),
+		r(patch, "/orgs/{org}/emails/identities/{id}", wr("emails"), s.patchIdentity),
+		r(del, "/orgs/{org}/emails/identities/{id}", wr("emails"), s.deleteIdentity),
+		r(post, "/orgs/{org}/emails/identities/{id}/verify", wr("emails"), s.verifyIdentity),
+
+		r(get, "/orgs/{org}/broadcasts", rd("broadcasts"), s.listBroadcasts),
+		r(post, "/orgs/{org}/broadcasts", wr("broadcasts"), s.createBroadcast),
+		r(get, "/orgs/{org}/broadcasts/recipients", rd("broadcasts"), s.listRecipients),
+		r(post, "/orgs/{org}/broadcasts/recipients/{id}/events", wr("broadcasts"), s.recipientEvent),
+		r(get, "/orgs/{org}/broadcasts/{id}", rd("broadcasts"), s.getBroadcast),
+		r(get, "/orgs/{org}/suppressions", rd("broadcasts"), s.listSuppressions),
+		r(post, "/orgs/{org}/suppressions", wr("broadcasts"), s.addSuppression),
+		r(del, "/orgs/{org}/suppressions/{id}", wr("broadcasts"), s.deleteSuppression),
 	}
 }
 

@@ -3,15 +3,19 @@
 package secret
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"golang.org/x/crypto/chacha20poly1305"
+	"golang.org/x/crypto/hkdf"
 )
 
 // prefix marks a sealed value, so a clear value is never mistaken for one.
@@ -94,4 +98,43 @@ func (b *Box) Open(sealed string) (string, error) {
 		return "", errors.New("secret: cannot open value (wrong secrets key?)")
 	}
 	return string(plain), nil
+}
+
+// Signer makes and checks tokens for links (unsubscribe, tracking): the payload and an
+// HMAC-SHA256 tag under a key derived from the secrets key for each purpose.
+type Signer struct{ key []byte }
+
+// Signer derives the link-signing key from the box's key.
+func (b *Box) Signer() *Signer {
+	k := make([]byte, 32)
+	if _, err := io.ReadFull(hkdf.New(sha256.New, b.key, nil, []byte("link tokens")), k); err != nil {
+		panic("secret: hkdf: " + err.Error())
+	}
+	return &Signer{key: k}
+}
+
+func (s *Signer) tag(purpose, payload string) []byte {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte(purpose + "\x00" + payload))
+	return m.Sum(nil)[:16]
+}
+
+// Sign makes a URL-safe token carrying payload for one purpose.
+func (s *Signer) Sign(purpose, payload string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(payload)) + "." +
+		base64.RawURLEncoding.EncodeToString(s.tag(purpose, payload))
+}
+
+// Verify answers the payload of a token made for purpose, comparing tags in constant time.
+func (s *Signer) Verify(purpose, token string) (string, bool) {
+	p, t, ok := strings.Cut(token, ".")
+	if !ok {
+		return "", false
+	}
+	payload, err1 := base64.RawURLEncoding.DecodeString(p)
+	tag, err2 := base64.RawURLEncoding.DecodeString(t)
+	if err1 != nil || err2 != nil || !hmac.Equal(tag, s.tag(purpose, string(payload))) {
+		return "", false
+	}
+	return string(payload), true
 }

@@ -1,0 +1,113 @@
+package apitest
+
+import (
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+)
+
+// Mail is one message an SMTP sink accepted.
+type Mail struct {
+	From string
+	To   []string
+	Data []byte
+}
+
+// SMTPSink is a real local SMTP server offering STARTTLS with httptest's certificate (which
+// the harness trusts through email.ca_file). It keeps every message.
+type SMTPSink struct {
+	Addr    string
+	mu      sync.Mutex
+	mails   []Mail
+	arrived chan struct{}
+	// Reject, when set, refuses RCPT TO for an address with a permanent error.
+	Reject func(to string) bool
+}
+
+// NewSMTPSink starts a sink on 127.0.0.1.
+func NewSMTPSink(t testing.TB) *SMTPSink {
+	t.Helper()
+	sink := &SMTPSink{arrived: make(chan struct{}, 1<<17)}
+	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &sinkSession{sink: sink}, nil }))
+	srv.Domain = "sink.test"
+	srv.AllowInsecureAuth = true
+	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
+	ts := httptest.NewUnstartedServer(http.NotFoundHandler())
+	ts.StartTLS()
+	srv.TLSConfig = &tls.Config{Certificates: ts.TLS.Certificates}
+	ts.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("apitest: smtp listen: %v", err)
+	}
+	sink.Addr = ln.Addr().String()
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return sink
+}
+
+// URL is the email.smtp_url of the sink.
+func (s *SMTPSink) URL() string { return "smtp://" + s.Addr }
+
+// Mails is a copy of what arrived so far.
+func (s *SMTPSink) Mails() []Mail {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Mail(nil), s.mails...)
+}
+
+// Wait blocks until n messages have arrived, failing the test after timeout.
+func (s *SMTPSink) Wait(t testing.TB, n int, timeout time.Duration) []Mail {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		if got := s.Mails(); len(got) >= n {
+			return got
+		}
+		select {
+		case <-s.arrived:
+		case <-deadline:
+			t.Fatalf("smtp sink: %d message(s) after %s, want %d", len(s.Mails()), timeout, n)
+		}
+	}
+}
+
+type sinkSession struct {
+	sink *SMTPSink
+	mail Mail
+}
+
+func (s *sinkSession) Reset()        { s.mail = Mail{} }
+func (s *sinkSession) Logout() error { return nil }
+func (s *sinkSession) Mail(from string, _ *smtp.MailOptions) error {
+	s.mail.From = from
+	return nil
+}
+
+func (s *sinkSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	if s.sink.Reject != nil && s.sink.Reject(to) {
+		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such user"}
+	}
+	s.mail.To = append(s.mail.To, to)
+	return nil
+}
+
+func (s *sinkSession) Data(r io.Reader) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	s.mail.Data = data
+	s.sink.mu.Lock()
+	s.sink.mails = append(s.sink.mails, s.mail)
+	s.sink.mu.Unlock()
+	s.sink.arrived <- struct{}{}
+	return nil
+}

@@ -1,0 +1,180 @@
+package app
+
+import (
+	"context"
+	"strings"
+)
+
+// Broadcast statuses.
+const (
+	BroadcastSending = "SENDING"
+	BroadcastSent    = "SENT"
+	BroadcastFailed  = "FAILED"
+)
+
+// BroadcastIntegrations are the integrations a broadcast can go out on.
+var BroadcastIntegrations = []string{IntegrationEmail, IntegrationInternal, IntegrationCustom}
+
+// BroadcastCounts sums the recipients' outcomes.
+type BroadcastCounts struct {
+	Recipients   int `json:"recipients"`
+	Processed    int `json:"processed"`
+	Sent         int `json:"sent"`
+	Delivered    int `json:"delivered"`
+	Failed       int `json:"failed"`
+	Skipped      int `json:"skipped"`
+	Bounced      int `json:"bounced"`
+	Complained   int `json:"complained"`
+	Opened       int `json:"opened"`
+	Unsubscribed int `json:"unsubscribed"`
+}
+
+// Broadcast is a campaign to the contacts of segments and explicit contacts.
+type Broadcast struct {
+	ID            string          `json:"id"`
+	Name          string          `json:"name"`
+	IntegrationID string          `json:"integration_id"`
+	IdentityID    *string         `json:"identity_id"`
+	Subject       string          `json:"subject"`
+	Text          string          `json:"text"`
+	HTML          string          `json:"html"`
+	SegmentIDs    []string        `json:"segment_ids"`
+	ContactIDs    []string        `json:"contact_ids"`
+	Status        string          `json:"status"`
+	Counts        BroadcastCounts `json:"counts"`
+	CreatedAt     Time            `json:"created_at"`
+	UpdatedAt     Time            `json:"updated_at"`
+	OrgID         string          `json:"-"`
+}
+
+// BroadcastTx is the broadcasts part of a transaction.
+type BroadcastTx interface {
+	CreateBroadcast(b Broadcast) error
+	GetBroadcast(orgID, id string) (Broadcast, error)
+	SetBroadcastStatus(orgID, id, status string, now Time) error
+	ListBroadcasts(orgID string, p Page) ([]Broadcast, int, error)
+	// CreateRecipients makes one recipient per target contact that has a channel of the
+	// broadcast's integration and answers how many.
+	CreateRecipients(b Broadcast, now Time) (int, error)
+}
+
+// BroadcastInput creates a broadcast.
+type BroadcastInput struct {
+	Name          string   `json:"name"`
+	IntegrationID string   `json:"integration_id"`
+	IdentityID    string   `json:"identity_id"`
+	Subject       string   `json:"subject"`
+	Text          string   `json:"text"`
+	HTML          string   `json:"html"`
+	SegmentIDs    []string `json:"segment_ids"`
+	ContactIDs    []string `json:"contact_ids"`
+}
+
+func validateBroadcast(in BroadcastInput) error {
+	p := Problems{}
+	validateName(p, "name", in.Name, 255)
+	if !oneOf(in.IntegrationID, BroadcastIntegrations) {
+		p.Add("integration_id", "must be one of "+strings.Join(BroadcastIntegrations, ", "))
+	}
+	if in.IntegrationID == IntegrationEmail {
+		if in.IdentityID == "" {
+			p.Add("identity_id", "is required for an email broadcast")
+		}
+		if strings.TrimSpace(in.Subject) == "" || CharCount(in.Subject) > 998 {
+			p.Add("subject", "must be 1 to 998 characters for an email broadcast")
+		}
+	}
+	if strings.TrimSpace(in.Text) == "" && strings.TrimSpace(in.HTML) == "" {
+		p.Add("text", "text or html is required")
+	}
+	if len(in.SegmentIDs)+len(in.ContactIDs) == 0 {
+		p.Add("segment_ids", "name at least one segment or contact")
+	}
+	if len(in.SegmentIDs) > 100 {
+		p.Add("segment_ids", "must hold at most 100 items")
+	}
+	if len(in.ContactIDs) > 10000 {
+		p.Add("contact_ids", "must hold at most 10000 items")
+	}
+	return p.Err()
+}
+
+// CreateBroadcast records a broadcast and its recipients; the sender worker takes it from
+// there. Recipients are the target contacts with a channel of the integration (for email: an
+// email channel, else any channel carrying an address).
+func (s *Service) CreateBroadcast(ctx context.Context, orgID string, in BroadcastInput) (b Broadcast, err error) {
+	if err := validateBroadcast(in); err != nil {
+		return b, err
+	}
+	now := s.now()
+	b = Broadcast{ID: NewID("bc"), OrgID: orgID, Name: strings.TrimSpace(in.Name), IntegrationID: in.IntegrationID,
+		Subject: in.Subject, Text: in.Text, HTML: in.HTML, SegmentIDs: orEmpty(in.SegmentIDs), ContactIDs: orEmpty(in.ContactIDs),
+		Status: BroadcastSending, CreatedAt: now, UpdatedAt: now}
+	if in.IdentityID != "" {
+		b.IdentityID = &in.IdentityID
+	}
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		if err := s.checkBroadcastRefs(tx, b); err != nil {
+			return err
+		}
+		if err := tx.CreateBroadcast(b); err != nil {
+			return err
+		}
+		n, err := tx.CreateRecipients(b, now)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			if err := tx.SetBroadcastStatus(orgID, b.ID, BroadcastSent, now); err != nil {
+				return err
+			}
+		}
+		b, err = tx.GetBroadcast(orgID, b.ID)
+		return err
+	})
+	return b, err
+}
+
+func (s *Service) checkBroadcastRefs(tx Tx, b Broadcast) error {
+	if b.IdentityID != nil {
+		if _, err := tx.GetIdentity(b.OrgID, *b.IdentityID); err != nil {
+			return err
+		}
+	}
+	if err := checkSegments(tx, b.OrgID, b.SegmentIDs, "segment_ids"); err != nil {
+		return err
+	}
+	missing, err := tx.MissingContacts(b.OrgID, b.ContactIDs)
+	if err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		return NotFound("contact " + missing[0])
+	}
+	return nil
+}
+
+func orEmpty(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}
+
+// GetBroadcast reads a broadcast with its counts.
+func (s *Service) GetBroadcast(ctx context.Context, orgID, id string) (b Broadcast, err error) {
+	err = s.Store.Read(ctx, func(tx Tx) error {
+		b, err = tx.GetBroadcast(orgID, id)
+		return err
+	})
+	return b, err
+}
+
+// ListBroadcasts lists broadcasts, newest first.
+func (s *Service) ListBroadcasts(ctx context.Context, orgID string, pg Page) (l List[Broadcast], err error) {
+	err = s.Store.Read(ctx, func(tx Tx) error {
+		l.Items, l.Total, err = tx.ListBroadcasts(orgID, pg)
+		return err
+	})
+	return l, err
+}

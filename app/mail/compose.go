@@ -1,0 +1,115 @@
+// Package mail sends broadcast email: it composes the message (go-mail), signs it with the
+// domain's DKIM key (go-msgauth) and hands it to the SMTP relay of email.smtp_url (go-smtp).
+package mail
+
+import (
+	"bytes"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-msgauth/dkim"
+	gomail "github.com/wneessen/go-mail"
+	"golang.org/x/net/html"
+
+	"wsapi/app"
+)
+
+// signedHeaders are the header fields the DKIM signature covers.
+var signedHeaders = []string{"From", "To", "Subject", "Date", "Message-ID", "List-Unsubscribe",
+	"List-Unsubscribe-Post", "MIME-Version", "Content-Type"}
+
+// Compose builds the RFC 5322 message of e and signs it with DKIM.
+func Compose(e app.OutboundEmail, now time.Time) ([]byte, error) {
+	m := gomail.NewMsg()
+	if err := m.FromFormat(e.FromName, e.FromEmail); err != nil {
+		return nil, fmt.Errorf("mail: from: %w", err)
+	}
+	if err := m.To(e.To); err != nil {
+		return nil, fmt.Errorf("mail: to: %w", err)
+	}
+	m.Subject(e.Subject)
+	m.SetDateWithValue(now)
+	m.SetMessageIDWithValue(e.MessageID)
+	m.SetGenHeader("List-Unsubscribe", "<"+e.UnsubscribeURL+">")
+	m.SetGenHeader("List-Unsubscribe-Post", "List-Unsubscribe=One-Click")
+	body, err := htmlBody(e)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case e.Text != "" && body != "":
+		m.SetBodyString(gomail.TypeTextPlain, e.Text)
+		m.AddAlternativeString(gomail.TypeTextHTML, body)
+	case body != "":
+		m.SetBodyString(gomail.TypeTextHTML, body)
+	default:
+		m.SetBodyString(gomail.TypeTextPlain, e.Text)
+	}
+	var raw bytes.Buffer
+	if _, err := m.WriteTo(&raw); err != nil {
+		return nil, fmt.Errorf("mail: compose: %w", err)
+	}
+	return sign(raw.Bytes(), e)
+}
+
+func sign(raw []byte, e app.OutboundEmail) ([]byte, error) {
+	block, _ := pem.Decode([]byte(e.DKIMKeyPEM))
+	if block == nil {
+		return nil, errors.New("mail: the domain's DKIM key is not PEM")
+	}
+	key, err := x509.ParsePKCS1PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("mail: dkim key: %w", err)
+	}
+	var signed bytes.Buffer
+	opts := &dkim.SignOptions{Domain: e.DKIMDomain, Selector: e.DKIMSelector, Signer: key,
+		HeaderCanonicalization: dkim.CanonicalizationRelaxed, BodyCanonicalization: dkim.CanonicalizationRelaxed,
+		HeaderKeys: signedHeaders}
+	if err := dkim.Sign(&signed, bytes.NewReader(raw), opts); err != nil {
+		return nil, fmt.Errorf("mail: dkim sign: %w", err)
+	}
+	return signed.Bytes(), nil
+}
+
+// htmlBody rewrites links through the click tracker and adds the open pixel, when the
+// identity asks for them.
+func htmlBody(e app.OutboundEmail) (string, error) {
+	if e.HTML == "" || (e.ClickURL == nil && e.OpenPixelURL == "") {
+		return e.HTML, nil
+	}
+	doc, err := html.Parse(strings.NewReader(e.HTML))
+	if err != nil {
+		return "", fmt.Errorf("mail: html: %w", err)
+	}
+	var body *html.Node
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "body" {
+			body = n
+		}
+		if n.Type == html.ElementNode && n.Data == "a" && e.ClickURL != nil {
+			for i, a := range n.Attr {
+				if a.Key == "href" && (strings.HasPrefix(a.Val, "http://") || strings.HasPrefix(a.Val, "https://")) {
+					n.Attr[i].Val = e.ClickURL(a.Val)
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	if e.OpenPixelURL != "" && body != nil {
+		body.AppendChild(&html.Node{Type: html.ElementNode, Data: "img", Attr: []html.Attribute{
+			{Key: "src", Val: e.OpenPixelURL}, {Key: "width", Val: "1"}, {Key: "height", Val: "1"}, {Key: "alt", Val: ""}}})
+	}
+	var out bytes.Buffer
+	if err := html.Render(&out, doc); err != nil {
+		return "", fmt.Errorf("mail: html: %w", err)
+	}
+	return out.String(), nil
+}

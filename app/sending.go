@@ -1,0 +1,238 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// OutboundEmail is one broadcast email ready to compose, sign and send.
+type OutboundEmail struct {
+	FromEmail      string
+	FromName       string
+	To             string
+	Subject        string
+	Text           string
+	HTML           string
+	MessageID      string // without angle brackets; stable per recipient
+	UnsubscribeURL string
+	OpenPixelURL   string                   // empty: no open tracking
+	ClickURL       func(target string) string // nil: no click tracking
+	DKIMDomain     string
+	DKIMSelector   string
+	DKIMKeyPEM     string
+}
+
+// Mailer sends an email (SMTP with DKIM, see app/mail).
+type Mailer interface {
+	Send(ctx context.Context, e OutboundEmail) error
+}
+
+// RecipientLease is how long a claimed recipient stays with its worker; a crashed process's
+// claims are taken again after it, so only the messages in flight at a crash can go twice.
+const RecipientLease = 2 * time.Minute
+
+// ClaimRecipients leases due recipients for the sender worker.
+func (s *Service) ClaimRecipients(ctx context.Context, limit int) (rs []Recipient, err error) {
+	now := s.now()
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		rs, err = tx.ClaimRecipients(now, At(now.Add(RecipientLease)), limit)
+		return err
+	})
+	return rs, err
+}
+
+// sendPlan is what to do with one recipient.
+type sendPlan struct {
+	skip       string // "suppressed", "opted out" or ""
+	failure    string
+	email      *OutboundEmail
+	broadcast  Broadcast
+	internalCh string // the contact's internal channel
+}
+
+// ProcessRecipient gives a recipient its outcome: skipped (suppressed address, with
+// broadcast.suppressed; or contact unsubscribed or blocked), sent, or failed. The email goes
+// out between two transactions, never inside one.
+func (s *Service) ProcessRecipient(ctx context.Context, r Recipient) error {
+	plan, err := s.planRecipient(ctx, r)
+	if err != nil {
+		return err
+	}
+	switch {
+	case plan.skip != "":
+		return s.skipRecipient(ctx, r, plan.skip == "suppressed")
+	case plan.failure != "":
+		return s.recordSend(ctx, r, nil, plan.failure)
+	case plan.email != nil:
+		if s.Mailer == nil {
+			return s.recordSend(ctx, r, nil, "email.smtp_url is not configured: this server cannot send email")
+		}
+		if err := s.Mailer.Send(ctx, *plan.email); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err() // shutdown: the lease brings it back
+			}
+			return s.recordSend(ctx, r, nil, err.Error())
+		}
+		id := "<" + plan.email.MessageID + ">"
+		return s.recordSend(ctx, r, &id, "")
+	}
+	return s.sendInternal(ctx, r, plan)
+}
+
+func (s *Service) planRecipient(ctx context.Context, r Recipient) (p sendPlan, err error) {
+	err = s.Store.Read(ctx, func(tx Tx) error {
+		if p.broadcast, err = tx.GetBroadcast(r.OrgID, r.BroadcastID); err != nil {
+			return err
+		}
+		if r.Email != nil {
+			suppressed, err := tx.IsSuppressed(r.OrgID, *r.Email)
+			if err != nil || suppressed {
+				p.skip = "suppressed"
+				return err
+			}
+		}
+		c, err := tx.GetContact(r.OrgID, r.ContactID)
+		if IsNotFound(err) || (err == nil && (c.Unsubscribed || c.Blocked)) {
+			p.skip = "opted out"
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch r.IntegrationID {
+		case IntegrationEmail:
+			return s.planEmail(tx, r, &p)
+		case IntegrationInternal:
+			for _, ch := range c.Channels {
+				if ch.Type == IntegrationInternal {
+					p.internalCh = ch.ID
+				}
+			}
+		}
+		return nil
+	})
+	return p, err
+}
+
+func (s *Service) planEmail(tx Tx, r Recipient, p *sendPlan) error {
+	b := p.broadcast
+	if b.IdentityID == nil || r.Email == nil {
+		p.failure = "no sender identity or address"
+		return nil
+	}
+	id, err := tx.GetIdentity(r.OrgID, *b.IdentityID)
+	if IsNotFound(err) {
+		p.failure = "the sender identity was deleted"
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if id.Status != StatusVerified {
+		p.failure = "the sender identity " + id.Email + " is not verified (verify its domain's DNS records)"
+		return nil
+	}
+	d, err := tx.GetDomain(r.OrgID, id.DomainID)
+	if err != nil {
+		return err
+	}
+	p.email = s.composeFor(r, b, id, d)
+	return nil
+}
+
+func (s *Service) composeFor(r Recipient, b Broadcast, id EmailIdentity, d Domain) *OutboundEmail {
+	base := s.PublicURL
+	e := &OutboundEmail{FromEmail: id.Email, To: *r.Email, Subject: b.Subject, Text: b.Text, HTML: b.HTML,
+		MessageID:      r.ID + "@" + d.Domain,
+		UnsubscribeURL: base + "/u/" + s.Tokens.Sign("unsubscribe", r.ID),
+		DKIMDomain:     d.Domain, DKIMSelector: d.Selector, DKIMKeyPEM: d.PrivateKeyPEM}
+	if id.Name != nil {
+		e.FromName = *id.Name
+	}
+	if id.OpenTracking {
+		e.OpenPixelURL = base + "/t/o/" + s.Tokens.Sign("open", r.ID)
+	}
+	if id.ClickTracking {
+		e.ClickURL = func(target string) string { return base + "/t/c/" + s.Tokens.Sign("click", r.ID+"|"+target) }
+	}
+	return e
+}
+
+func (s *Service) skipRecipient(ctx context.Context, r Recipient, suppressed bool) error {
+	return s.Store.Write(ctx, func(tx Tx) error {
+		now := s.now()
+		if _, err := tx.SetRecipientFlag(r.ID, "skipped", now); err != nil {
+			return err
+		}
+		if suppressed {
+			data := map[string]any{"email": r.Email, "message_id": nil, "reason": "suppressed"}
+			if r.ContactID != "" {
+				data["contact_id"] = r.ContactID
+			}
+			if _, err := s.Emit(tx, r.OrgID, EventBroadcastSuppressed, data); err != nil {
+				return err
+			}
+		}
+		return s.settle(tx, r, nil, nil, now)
+	})
+}
+
+// recordSend stores the outcome of a send: sent with its Message-ID, or failed with why.
+func (s *Service) recordSend(ctx context.Context, r Recipient, msgID *string, failure string) error {
+	return s.Store.Write(ctx, func(tx Tx) error {
+		now := s.now()
+		flag := "sent"
+		var errMsg *string
+		if failure != "" {
+			flag, errMsg = "failed", &failure
+		}
+		if _, err := tx.SetRecipientFlag(r.ID, flag, now); err != nil {
+			return err
+		}
+		return s.settle(tx, r, msgID, errMsg, now)
+	})
+}
+
+// sendInternal appends the broadcast to the contact's chat on its internal channel.
+func (s *Service) sendInternal(ctx context.Context, r Recipient, p sendPlan) error {
+	if p.internalCh == "" {
+		return s.recordSend(ctx, r, nil, "the contact has no internal channel")
+	}
+	return s.Store.Write(ctx, func(tx Tx) error {
+		chatID, err := s.internalChat(tx, r.OrgID, p.internalCh)
+		if err != nil {
+			return err
+		}
+		bid := p.broadcast.ID
+		text := p.broadcast.Text
+		if text == "" {
+			text = p.broadcast.HTML
+		}
+		m, err := s.addMessage(tx, r.OrgID, "", chatID, MessageInput{Role: "assistant", Status: "COMPLETED",
+			Messages: []Turn{{Role: "assistant", Parts: []Part{{Type: "text", Text: text}}}}, BroadcastID: &bid,
+			IsBroadcastMessage: true})
+		if err != nil {
+			return fmt.Errorf("app: internal broadcast message: %w", err)
+		}
+		now := s.now()
+		if _, err := tx.SetRecipientFlag(r.ID, "sent", now); err != nil {
+			return err
+		}
+		return s.settle(tx, r, &m.ID, nil, now)
+	})
+}
+
+func (s *Service) internalChat(tx Tx, orgID, channelID string) (string, error) {
+	id, err := tx.ChatOnChannel(orgID, channelID)
+	if err == nil || !IsNotFound(err) {
+		return id, err
+	}
+	now := s.now()
+	chat := Chat{ID: NewID("chat"), OrgID: orgID, Model: AutoModel, Visibility: "PRIVATE", Status: "COMPLETED",
+		CreatedAt: now, UpdatedAt: now, Tools: []Tool{}}
+	if err := s.attachConversation(tx, &chat, ChatInput{ContactChannelID: channelID}); err != nil {
+		return "", err
+	}
+	return chat.ID, tx.CreateChat(chat, ChatMember{})
+}

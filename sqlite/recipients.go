@@ -1,0 +1,255 @@
+package sqlite
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"wsapi/app"
+)
+
+const recipientColumns = `r.id, r.org_id, r.broadcast_id, b.name, r.integration_id, COALESCE(r.contact_id, ''), r.user_id,
+	r.name, r.username, r.phone, r.email, r.status, r.is_skipped_at, r.is_failed_at, r.is_bounced_at, r.is_sent_at,
+	r.is_delivered_at, r.is_complained_at, r.is_unsubscribed_at, r.is_opened_at, r.is_played_at, r.error_message,
+	r.external_message_id, r.click_count, r.last_clicked_at, r.created_at, r.updated_at`
+
+const recipientFrom = ` FROM broadcast_recipients r JOIN broadcasts b ON b.id = r.broadcast_id`
+
+func scanRecipient(s rowScanner) (app.Recipient, error) {
+	var r app.Recipient
+	var flags [9]app.Time
+	err := s.Scan(&r.ID, &r.OrgID, &r.BroadcastID, &r.BroadcastName, &r.IntegrationID, &r.ContactID, &r.UserID,
+		&r.Name, &r.Username, &r.Phone, &r.Email, &r.Status, &flags[0], &flags[1], &flags[2], &flags[3], &flags[4],
+		&flags[5], &flags[6], &flags[7], &flags[8], &r.ErrorMessage, &r.ExternalMessageID, &r.ClickCount,
+		&r.LastClickedAt, &r.CreatedAt, &r.UpdatedAt)
+	r.Flags = map[string]app.Time{}
+	for i, f := range app.RecipientFlags {
+		if !flags[i].IsZero() {
+			r.Flags[f] = flags[i]
+		}
+	}
+	return r, err
+}
+
+func (t *Tx) loadRecipients(withContacts bool, query string, args ...any) ([]app.Recipient, error) {
+	rows, err := t.query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	out := []app.Recipient{}
+	for rows.Next() {
+		r, err := scanRecipient(rows)
+		if err != nil {
+			rows.Close()
+			return nil, mapErr(err)
+		}
+		out = append(out, r)
+	}
+	rows.Close()
+	if !withContacts || len(out) == 0 {
+		return out, mapErr(rows.Err())
+	}
+	return out, t.attachRecipientContacts(out)
+}
+
+func (t *Tx) attachRecipientContacts(rs []app.Recipient) error {
+	ids := make([]string, 0, len(rs))
+	for _, r := range rs {
+		ids = append(ids, r.ContactID)
+	}
+	rows, err := t.query(`SELECT `+contactColumns+` FROM contacts c WHERE c.id IN (SELECT value FROM json_each(?))`, jsonText(ids))
+	if err != nil {
+		return err
+	}
+	var cs []app.Contact
+	for rows.Next() {
+		c, err := scanContact(rows)
+		if err != nil {
+			rows.Close()
+			return mapErr(err)
+		}
+		cs = append(cs, c)
+	}
+	rows.Close()
+	if err := t.attachContactChildren(cs); err != nil {
+		return err
+	}
+	byID := map[string]*app.Contact{}
+	for i := range cs {
+		byID[cs[i].ID] = &cs[i]
+	}
+	for i := range rs {
+		rs[i].Contact = byID[rs[i].ContactID]
+	}
+	return nil
+}
+
+// GetRecipient reads a recipient of an organization with its contact.
+func (t *Tx) GetRecipient(orgID, id string) (app.Recipient, error) {
+	rs, err := t.loadRecipients(true, `SELECT `+recipientColumns+recipientFrom+` WHERE r.org_id = ? AND r.id = ?`, orgID, id)
+	if err != nil {
+		return app.Recipient{}, err
+	}
+	if len(rs) == 0 {
+		return app.Recipient{}, app.NotFound("recipient")
+	}
+	return rs[0], nil
+}
+
+// FindRecipient reads a recipient of any organization.
+func (t *Tx) FindRecipient(id string) (app.Recipient, error) {
+	rs, err := t.loadRecipients(false, `SELECT `+recipientColumns+recipientFrom+` WHERE r.id = ?`, id)
+	if err != nil {
+		return app.Recipient{}, err
+	}
+	if len(rs) == 0 {
+		return app.Recipient{}, app.NotFound("recipient")
+	}
+	return rs[0], nil
+}
+
+// ListRecipients answers a page of recipients with the filters that are set.
+func (t *Tx) ListRecipients(orgID string, f app.RecipientFilter, after *app.RecipientCursor, offset, limit int) ([]app.Recipient, int, error) {
+	conds, args := []string{"r.org_id = ?"}, []any{orgID}
+	for col, v := range map[string]string{"r.broadcast_id": f.BroadcastID, "r.integration_id": f.IntegrationID,
+		"r.contact_id": f.ContactID, "r.user_id": f.UserID, "r.username": f.Username} {
+		if v != "" {
+			conds, args = append(conds, col+" = ?"), append(args, v)
+		}
+	}
+	if f.Email != "" {
+		conds, args = append(conds, "lower(r.email) = lower(?)"), append(args, f.Email)
+	}
+	if f.Status != "" && f.Status != "ALL" {
+		conds, args = append(conds, "r.status = ?"), append(args, f.Status)
+	}
+	for flag, set := range f.Flags {
+		if set {
+			conds = append(conds, "r.is_"+flag+"_at IS NOT NULL")
+		} else {
+			conds = append(conds, "r.is_"+flag+"_at IS NULL")
+		}
+	}
+	where := strings.Join(conds, " AND ")
+	total, err := t.count(`SELECT COUNT(*) FROM broadcast_recipients r WHERE `+where, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	col, dir, cmp := "r."+f.SortField, "ASC", ">"
+	if f.SortDesc {
+		dir, cmp = "DESC", "<"
+	}
+	if after != nil {
+		where += " AND (" + col + " " + cmp + " ? OR (" + col + " = ? AND r.id " + cmp + " ?))"
+		args = append(args, after.Value, after.Value, after.ID)
+	}
+	rs, err := t.loadRecipients(true, `SELECT `+recipientColumns+recipientFrom+` WHERE `+where+`
+		ORDER BY `+col+` `+dir+`, r.id `+dir+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	return rs, total, err
+}
+
+// SetRecipientFlag sets a flag and its time once.
+func (t *Tx) SetRecipientFlag(id, flag string, at app.Time) (bool, error) {
+	if !slices.Contains(app.RecipientFlags, flag) { // the flag names a column
+		return false, fmt.Errorf("sqlite: unknown recipient flag %q", flag)
+	}
+	res, err := t.exec(`UPDATE broadcast_recipients SET is_`+flag+`_at = ?, updated_at = ? WHERE id = ? AND is_`+flag+`_at IS NULL`,
+		at, at, id)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// FinishRecipient marks a recipient PROCESSED and releases its lease.
+func (t *Tx) FinishRecipient(id string, externalID, errMsg *string, now app.Time) error {
+	return t.execOne("recipient", `UPDATE broadcast_recipients SET status = 'PROCESSED', lease_until = NULL,
+		external_message_id = COALESCE(?, external_message_id), error_message = COALESCE(?, error_message), updated_at = ?
+		WHERE id = ?`, externalID, errMsg, now, id)
+}
+
+// RecordClick counts a click.
+func (t *Tx) RecordClick(id string, now app.Time) error {
+	return t.execOne("recipient", `UPDATE broadcast_recipients SET click_count = click_count + 1, last_clicked_at = ?,
+		updated_at = ? WHERE id = ?`, now, now, id)
+}
+
+// ClaimRecipients leases the oldest SENDING email and internal recipients of broadcasts
+// that are still sending.
+func (t *Tx) ClaimRecipients(now, leaseUntil app.Time, limit int) ([]app.Recipient, error) {
+	rows, err := t.query(`SELECT r.id FROM broadcast_recipients r JOIN broadcasts b ON b.id = r.broadcast_id
+		WHERE r.status = 'SENDING' AND r.integration_id <> 'custom' AND b.status = 'SENDING'
+		AND (r.lease_until IS NULL OR r.lease_until <= ?) ORDER BY r.created_at, r.id LIMIT ?`, now, limit)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, mapErr(err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	if _, err := t.exec(`UPDATE broadcast_recipients SET lease_until = ? WHERE id IN (SELECT value FROM json_each(?))`,
+		leaseUntil, jsonText(ids)); err != nil {
+		return nil, err
+	}
+	return t.loadRecipients(false, `SELECT `+recipientColumns+recipientFrom+` WHERE r.id IN (SELECT value FROM json_each(?))
+		ORDER BY r.created_at, r.id`, jsonText(ids))
+}
+
+// RecipientProgress counts a broadcast's pending and failed recipients and all of them.
+func (t *Tx) RecipientProgress(broadcastID string) (pending, failed, total int, err error) {
+	err = t.row(`SELECT COUNT(*) FILTER (WHERE status = 'SENDING'), COUNT(is_failed_at), COUNT(*)
+		FROM broadcast_recipients WHERE broadcast_id = ?`, broadcastID).Scan(&pending, &failed, &total)
+	return pending, failed, total, mapErr(err)
+}
+
+// AddSuppression lists an address once.
+func (t *Tx) AddSuppression(s app.Suppression) error {
+	_, err := t.exec(`INSERT INTO suppressions (id, org_id, email, reason, created_at) VALUES (?,?,?,?,?)
+		ON CONFLICT (org_id, email) DO NOTHING`, s.ID, s.OrgID, strings.ToLower(s.Email), s.Reason, s.CreatedAt)
+	return err
+}
+
+// IsSuppressed tells whether an address is on the organization's list.
+func (t *Tx) IsSuppressed(orgID, email string) (bool, error) {
+	n, err := t.count(`SELECT COUNT(*) FROM suppressions WHERE org_id = ? AND email = ?`, orgID, strings.ToLower(email))
+	return n > 0, err
+}
+
+// ListSuppressions lists one page, newest first.
+func (t *Tx) ListSuppressions(orgID, search string, p app.Page) ([]app.Suppression, int, error) {
+	where := `org_id = ?1 AND (?2 = '' OR email LIKE ?2 ESCAPE '\')`
+	total, err := t.count(`SELECT COUNT(*) FROM suppressions WHERE `+where, orgID, likePattern(search))
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := t.query(`SELECT id, org_id, email, reason, created_at FROM suppressions WHERE `+where+`
+		ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4`, orgID, likePattern(search), p.Take, p.Offset())
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	out := []app.Suppression{}
+	for rows.Next() {
+		var s app.Suppression
+		if err := rows.Scan(&s.ID, &s.OrgID, &s.Email, &s.Reason, &s.CreatedAt); err != nil {
+			return nil, 0, mapErr(err)
+		}
+		out = append(out, s)
+	}
+	return out, total, mapErr(rows.Err())
+}
+
+// DeleteSuppression removes an address from the list.
+func (t *Tx) DeleteSuppression(orgID, id string) error {
+	return t.execOne("suppression", `DELETE FROM suppressions WHERE org_id = ? AND id = ?`, orgID, id)
+}

@@ -67,6 +67,15 @@ func NormalizeDomain(s string) string {
 	if err != nil || !strings.Contains(a, ".") || len(a) > 253 {
 		return ""
 	}
+	labels := strings.Split(a, ".")
+	for _, l := range labels {
+		if l == "" || len(l) > 63 { // "a..b", ".a.b", or a label DNS cannot carry
+			return ""
+		}
+	}
+	if strings.Trim(labels[len(labels)-1], "0123456789") == "" { // an IP address, not a host name
+		return ""
+	}
 	return a
 }
 

@@ -16,7 +16,7 @@ type OutboundEmail struct {
 	HTML           string
 	MessageID      string // without angle brackets; stable per recipient
 	UnsubscribeURL string
-	OpenPixelURL   string                   // empty: no open tracking
+	OpenPixelURL   string                     // empty: no open tracking
 	ClickURL       func(target string) string // nil: no click tracking
 	DKIMDomain     string
 	DKIMSelector   string

@@ -38,6 +38,8 @@ type Tx interface {
 	BroadcastTx
 	RecipientTx
 	SuppressionTx
+	KnowledgeTx
+	ConnectionTx
 }
 
 // Service holds the business rules of every area. Handlers call it; it calls the Store.
@@ -58,6 +60,11 @@ type Service struct {
 	Tokens TokenSigner
 	// Mailer sends broadcast email; nil when email.smtp_url is empty.
 	Mailer Mailer
+	// KnowledgeMaxPages bounds a URL crawl (knowledge.max_pages).
+	KnowledgeMaxPages int
+	// OAuth holds the configured providers by connection type; OAuthClient talks to them.
+	OAuth       map[string]OAuthProvider
+	OAuthClient OAuthExchanger
 }
 
 // NewService wires a service; a nil clock means the system clock.

@@ -2,6 +2,7 @@ package app
 
 import (
 	"net/mail"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -38,3 +39,5 @@ func NormalizePhone(s string) string {
 
 // NormalizeEmail is the form emails are matched in.
 func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+func sortStrings(xs []string) { sort.Strings(xs) }

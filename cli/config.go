@@ -102,7 +102,8 @@ type OAuthProvider struct {
 
 // KnowledgeConfig bounds crawls.
 type KnowledgeConfig struct {
-	MaxPages int `mapstructure:"max_pages"`
+	MaxPages int           `mapstructure:"max_pages"`
+	Tick     time.Duration `mapstructure:"tick"`
 }
 
 // defaults is every key the code reads with its default; config.example.yaml must list each.
@@ -133,6 +134,7 @@ var defaults = map[string]any{
 	"email.workers":                  8,
 	"email.tick":                     "1s",
 	"knowledge.max_pages":            50,
+	"knowledge.tick":                 "1s",
 }
 
 // newViper layers defaults, the config file, APP_* environment variables (flags are bound by
@@ -191,6 +193,9 @@ func (c Config) validate() error {
 	}
 	if c.Webhooks.Workers < 1 || c.Webhooks.Tick <= 0 || c.Webhooks.Timeout <= 0 {
 		return fmt.Errorf("config: webhooks.workers, webhooks.tick and webhooks.timeout must be positive")
+	}
+	if c.Knowledge.MaxPages < 1 || c.Knowledge.Tick <= 0 {
+		return fmt.Errorf("config: knowledge.max_pages and knowledge.tick must be positive")
 	}
 	if c.Email.Workers < 1 || c.Email.Tick <= 0 {
 		return fmt.Errorf("config: email.workers and email.tick must be positive")

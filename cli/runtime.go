@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,7 +14,9 @@ import (
 	"wsapi/app"
 	"wsapi/app/api"
 	"wsapi/app/janitor"
+	"wsapi/app/knowledge"
 	"wsapi/app/mail"
+	"wsapi/app/oauth"
 	"wsapi/app/secret"
 	"wsapi/app/webhook"
 	"wsapi/sqlite"
@@ -30,6 +33,7 @@ type Runtime struct {
 
 	Dispatcher *webhook.Dispatcher
 	Sender     *mail.Worker
+	Knowledge  *knowledge.Processor
 	Janitor    *janitor.Janitor
 
 	stop    context.CancelFunc
@@ -123,6 +127,19 @@ func (rt *Runtime) wireWebhooks(cfg Config, opt Options) error {
 		rt.Dispatcher.Nudge()
 		rt.Sender.Nudge()
 	})
+	crawler, err := webhook.NewHTTPClient(webhook.ClientOptions{Timeout: wc.Timeout, AllowPrivate: wc.AllowPrivateTargets,
+		CAFile: wc.CAFile, Resolver: opt.Resolver, FollowRedirects: true})
+	if err != nil {
+		return err
+	}
+	rt.Knowledge = &knowledge.Processor{Service: rt.Service, HTTP: crawler, Tick: cfg.Knowledge.Tick, Log: rt.Log}
+	rt.Service.KnowledgeMaxPages = cfg.Knowledge.MaxPages
+	rt.Service.OAuthClient = oauth.New()
+	rt.Service.OAuth = map[string]app.OAuthProvider{}
+	for typ, p := range cfg.OAuth.Providers {
+		rt.Service.OAuth[strings.ToUpper(typ)] = app.OAuthProvider{ClientID: p.ClientID, ClientSecret: p.ClientSecret,
+			AuthURL: p.AuthURL, TokenURL: p.TokenURL, UserinfoURL: p.UserinfoURL, APIURL: p.APIURL, Scopes: p.Scopes}
+	}
 	rt.Janitor = &janitor.Janitor{Interval: time.Minute, Log: rt.Log, Tasks: []janitor.Task{
 		{Name: "webhook delivery retention", Run: rt.Service.PurgeDeliveries},
 		{Name: "temporary chats", Run: rt.Service.PurgeTemporaryChats},
@@ -136,7 +153,8 @@ func (rt *Runtime) Start() {
 	rt.stop = cancel
 	rt.stopped = make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(4)
+	go func() { defer wg.Done(); rt.Knowledge.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Dispatcher.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Sender.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Janitor.Run(ctx) }()

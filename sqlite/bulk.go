@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"database/sql"
 	"strings"
 
 	"wsapi/app"
@@ -45,18 +46,40 @@ func (t *Tx) MatchChannels(orgID string, userIDs, emails, phones []string) (app.
 	return m, nil
 }
 
-// insertBatches runs one multi-row INSERT per batchRows rows.
+// insertBatches runs one multi-row INSERT per batchRows rows. The statement of a full batch
+// is prepared once and reused: parsing thousands of placeholders per batch cost more than
+// the inserts themselves.
 func (t *Tx) insertBatches(head string, columns, n int, row func(i int) []any) error {
 	placeholder := "(" + strings.TrimSuffix(strings.Repeat("?,", columns), ",") + ")"
+	query := func(rows int) string {
+		return head + " VALUES " + strings.TrimSuffix(strings.Repeat(placeholder+",", rows), ",")
+	}
+	var full *sql.Stmt
+	defer func() {
+		if full != nil {
+			full.Close()
+		}
+	}()
 	for start := 0; start < n; start += batchRows {
 		end := min(start+batchRows, n)
 		args := make([]any, 0, (end-start)*columns)
 		for i := start; i < end; i++ {
 			args = append(args, row(i)...)
 		}
-		values := strings.TrimSuffix(strings.Repeat(placeholder+",", end-start), ",")
-		if _, err := t.exec(head+" VALUES "+values, args...); err != nil {
-			return err
+		if end-start < batchRows {
+			if _, err := t.exec(query(end-start), args...); err != nil {
+				return err
+			}
+			continue
+		}
+		if full == nil {
+			var err error
+			if full, err = t.tx.PrepareContext(t.ctx, query(batchRows)); err != nil {
+				return mapErr(err)
+			}
+		}
+		if _, err := full.ExecContext(t.ctx, args...); err != nil {
+			return mapErr(err)
 		}
 	}
 	return nil

@@ -2,15 +2,17 @@ package sqlite
 
 import (
 	"strings"
+	"unicode"
 
 	"wsapi/app"
 )
 
 // ftsQuery turns free text into an FTS5 query: every word must appear, as a prefix, with
-// FTS syntax characters taken literally.
+// FTS syntax characters taken literally. Control characters separate words: FTS5 reads a NUL
+// inside a quoted string as its end ("unterminated string").
 func ftsQuery(s string) string {
 	var terms []string
-	for _, w := range strings.Fields(s) {
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
 		terms = append(terms, `"`+strings.ReplaceAll(w, `"`, `""`)+`"*`)
 	}
 	return strings.Join(terms, " ")

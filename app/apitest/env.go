@@ -48,6 +48,7 @@ func New(t testing.TB, configure ...func(*cli.Config)) *Env {
 	cfg.Webhooks.CAFile = testCAFile(t)
 	cfg.Webhooks.Tick = 10 * time.Millisecond
 	cfg.Email.Tick = 10 * time.Millisecond
+	cfg.Knowledge.Tick = 10 * time.Millisecond
 	cfg.Email.CAFile = cfg.Webhooks.CAFile
 	for _, f := range configure {
 		f(&cfg)

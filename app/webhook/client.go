@@ -47,6 +47,9 @@ type ClientOptions struct {
 	CAFile string
 	// Resolver replaces the system resolver (tests point names at chosen addresses).
 	Resolver app.Resolver
+	// FollowRedirects lets the client follow up to 5 redirects (crawls); each hop is still
+	// checked at dial time. Webhook deliveries never follow them.
+	FollowRedirects bool
 }
 
 // NewHTTPClient is an outbound client that refuses forbidden addresses at dial time, on the
@@ -84,11 +87,20 @@ func NewHTTPClient(o ClientOptions) (*http.Client, error) {
 		IdleConnTimeout:       90 * time.Second,
 		ForceAttemptHTTP2:     true,
 	}
-	return &http.Client{
+	client := &http.Client{
 		Transport:     transport,
 		Timeout:       o.Timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}, nil
+	}
+	if o.FollowRedirects {
+		client.CheckRedirect = func(_ *http.Request, via []*http.Request) error {
+			if len(via) >= 5 {
+				return errors.New("stopped after 5 redirects")
+			}
+			return nil
+		}
+	}
+	return client, nil
 }
 
 // guardControl runs on every socket just before connect, with the literal address.

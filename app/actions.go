@@ -1,0 +1,179 @@
+package app
+
+import (
+	"context"
+	"sort"
+	"strings"
+)
+
+// FieldDefinition is a field schema of an action (the spec's Field type values).
+type FieldDefinition map[string]any
+
+// ActionField is one field of an action at its path.
+type ActionField struct {
+	Path       string          `json:"path"`
+	Definition FieldDefinition `json:"definition"`
+}
+
+// FieldsInput is the spec's Resolve connection action fields.
+type FieldsInput struct {
+	ActionID     string         `json:"action_id"`
+	ConnectionID string         `json:"connection_id"`
+	Input        map[string]any `json:"input"`
+	ResourceID   string         `json:"resource_id"`
+	Definitions  []ActionField  `json:"definitions"`
+}
+
+// FieldsResult is the resolved field list of an action.
+type FieldsResult struct {
+	ActionID string        `json:"action_id"`
+	Fields   []ActionField `json:"fields"`
+}
+
+// Actions is the built-in action catalogue: each action's fields.
+var Actions = map[string][]ActionField{
+	"tools:http_request": {
+		{"connection", FieldDefinition{"type": "connection", "label": "Credentials", "required": false, "connection_types": []string{"HTTP_CREDENTIALS"}}},
+		{"method", FieldDefinition{"type": "enum", "label": "Method", "required": true, "values": []string{"GET", "POST", "PUT", "PATCH", "DELETE"}}},
+		{"url", FieldDefinition{"type": "string", "label": "URL", "required": true}},
+		{"headers", FieldDefinition{"type": "object", "label": "Headers", "required": false}},
+		{"body", FieldDefinition{"type": "content", "label": "Body", "required": false}},
+	},
+	"emails:send": {
+		{"connection", FieldDefinition{"type": "connection", "label": "Email account", "required": false, "connection_types": []string{"EMAILS"}}},
+		{"to", FieldDefinition{"type": "contact", "label": "To", "required": true}},
+		{"subject", FieldDefinition{"type": "string", "label": "Subject", "required": true}},
+		{"body", FieldDefinition{"type": "content", "label": "Body", "required": true}},
+		{"attachments", FieldDefinition{"type": "file", "label": "Attachments", "required": false}},
+	},
+	"workflows:call_workflow": {
+		{"connection", FieldDefinition{"type": "connection", "label": "Workflows", "required": false, "connection_types": []string{"WORKFLOWS"}}},
+		{"workflow_id", FieldDefinition{"type": "string", "label": "Workflow", "required": true}},
+		{"assistant", FieldDefinition{"type": "assistant", "label": "Assistant", "required": false}},
+		{"input", FieldDefinition{"type": "object", "label": "Input", "required": false}},
+	},
+}
+
+// referenceTypes get options from the organization's data.
+var referenceTypes = map[string]bool{"connection": true, "segment": true, "assistant": true, "contact": true, "user": true, "chat": true}
+
+// ResolveActionFields answers an action's fields, with the caller's extra definitions, and
+// options for every reference field from the organization's data (at most 100 each).
+func (s *Service) ResolveActionFields(ctx context.Context, c Caller, in FieldsInput) (FieldsResult, error) {
+	base, ok := Actions[in.ActionID]
+	p := Problems{}
+	if !ok {
+		names := make([]string, 0, len(Actions))
+		for k := range Actions {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		p.Add("action_id", "must be one of "+strings.Join(names, ", "))
+	}
+	for i, d := range in.Definitions {
+		t, _ := d.Definition["type"].(string)
+		if d.Path == "" || !oneOf(t, FieldTypes) {
+			p.Add("definitions["+itoa(i)+"]", "needs a path and a definition whose type is a Field type")
+		}
+	}
+	if err := p.Err(); err != nil {
+		return FieldsResult{}, err
+	}
+	fields := mergeFields(base, in.Definitions)
+	err := s.Store.Read(ctx, func(tx Tx) error {
+		if in.ConnectionID != "" {
+			if _, err := tx.GetConnection(c.OrgID, in.ConnectionID); err != nil {
+				return err
+			}
+		}
+		for i, f := range fields {
+			t, _ := f.Definition["type"].(string)
+			if !referenceTypes[t] {
+				continue
+			}
+			opts, err := referenceOptions(tx, c, t, f.Definition)
+			if err != nil {
+				return err
+			}
+			fields[i].Definition["options"] = opts
+		}
+		return nil
+	})
+	return FieldsResult{ActionID: in.ActionID, Fields: fields}, err
+}
+
+// mergeFields copies the catalogue's fields and lays the caller's definitions over them.
+func mergeFields(base, extra []ActionField) []ActionField {
+	out := make([]ActionField, 0, len(base)+len(extra))
+	index := map[string]int{}
+	for _, f := range base {
+		def := FieldDefinition{}
+		for k, v := range f.Definition {
+			def[k] = v
+		}
+		index[f.Path] = len(out)
+		out = append(out, ActionField{Path: f.Path, Definition: def})
+	}
+	for _, f := range extra {
+		if i, ok := index[f.Path]; ok {
+			out[i] = f
+			continue
+		}
+		index[f.Path] = len(out)
+		out = append(out, f)
+	}
+	return out
+}
+
+func referenceOptions(tx Tx, c Caller, typ string, def FieldDefinition) ([]Option, error) {
+	pg := Page{Page: 1, Take: MaxTake}
+	opts := []Option{}
+	switch typ {
+	case "connection":
+		conns, _, err := tx.ListConnections(c.OrgID, "", pg)
+		for _, x := range conns {
+			if allowedConnection(def, x.Type) {
+				opts = append(opts, Option{Value: x.ID, Label: x.Name})
+			}
+		}
+		return opts, err
+	case "segment":
+		segs, _, err := tx.ListSegments(c.OrgID, pg)
+		for _, x := range segs {
+			opts = append(opts, Option{Value: x.ID, Label: x.Name})
+		}
+		return opts, err
+	case "assistant":
+		as, _, err := tx.ListAssistants(c.OrgID, "", pg)
+		for _, x := range as {
+			opts = append(opts, Option{Value: x.ID, Label: x.Name})
+		}
+		return opts, err
+	case "contact":
+		cs, _, err := tx.ListContacts(c.OrgID, ContactFilter{}, pg)
+		for _, x := range cs {
+			opts = append(opts, Option{Value: x.ID, Label: x.Name})
+		}
+		return opts, err
+	case "user":
+		ms, _, err := tx.ListMembers(c.OrgID, pg)
+		for _, x := range ms {
+			opts = append(opts, Option{Value: x.ID, Label: x.Name})
+		}
+		return opts, err
+	}
+	chats, _, err := tx.ListInbox(c.OrgID, InboxFilter{}, nil, 0, MaxTake)
+	for _, x := range chats {
+		label := x.ID
+		if x.Title != nil {
+			label = *x.Title
+		}
+		opts = append(opts, Option{Value: x.ID, Label: label})
+	}
+	return opts, err
+}
+
+func allowedConnection(def FieldDefinition, typ string) bool {
+	types, ok := def["connection_types"].([]string)
+	return !ok || len(types) == 0 || oneOf(typ, types)
+}

@@ -1,0 +1,109 @@
+package api
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"wsapi/app"
+)
+
+func (s *Server) createKnowledge(rq *Request) error {
+	mt, _, _ := mime.ParseMediaType(rq.R.Header.Get("Content-Type"))
+	if mt == "multipart/form-data" {
+		return s.uploadKnowledge(rq)
+	}
+	var in app.KnowledgeInput
+	if err := rq.Decode(&in); err != nil {
+		return err
+	}
+	k, err := s.svc.CreateKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), in)
+	if err != nil {
+		return err
+	}
+	return rq.JSON(http.StatusCreated, k)
+}
+
+// uploadKnowledge takes a FILE as multipart: field "file", optional field "title".
+func (s *Server) uploadKnowledge(rq *Request) error {
+	rq.R.Body = http.MaxBytesReader(rq.W, rq.R.Body, s.cfg.MaxBodyBytes)
+	if err := rq.R.ParseMultipartForm(app.MaxKnowledgeFile + 1<<20); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return errTooLarge
+		}
+		return app.Invalid("file", "must be a multipart/form-data upload with a file field")
+	}
+	defer rq.R.MultipartForm.RemoveAll()
+	f, hdr, err := rq.R.FormFile("file")
+	if err != nil {
+		return app.Invalid("file", "is required")
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, app.MaxKnowledgeFile+1))
+	if err != nil {
+		return app.Invalid("file", "could not be read")
+	}
+	k, err := s.svc.CreateKnowledgeFile(rq.Ctx(), rq.Org(), rq.Param("id"), rq.R.FormValue("title"), hdr.Filename, data)
+	if err != nil {
+		return err
+	}
+	return rq.JSON(http.StatusCreated, k)
+}
+
+func (s *Server) listKnowledge(rq *Request) error {
+	pg, err := rq.Page()
+	if err != nil {
+		return err
+	}
+	q := rq.R.URL.Query()
+	f := app.KnowledgeFilter{Search: q.Get("search"), Type: q.Get("type"), Status: q.Get("status")}
+	l, err := s.svc.ListKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), f, q.Get("next"), pg)
+	if err != nil {
+		return err
+	}
+	writeList(rq.W, pg, l)
+	return nil
+}
+
+func (s *Server) getKnowledge(rq *Request) error {
+	k, err := s.svc.GetKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), rq.Param("content_id"))
+	if err != nil {
+		return err
+	}
+	return rq.JSON(http.StatusOK, k)
+}
+
+func (s *Server) deleteKnowledge(rq *Request) error {
+	if err := s.svc.DeleteKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), rq.Param("content_id")); err != nil {
+		return err
+	}
+	return rq.NoContent()
+}
+
+func (s *Server) retryKnowledge(rq *Request) error {
+	k, err := s.svc.RetryKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), rq.Param("content_id"))
+	if err != nil {
+		return err
+	}
+	return rq.JSON(http.StatusAccepted, k)
+}
+
+func (s *Server) searchKnowledge(rq *Request) error {
+	q := rq.R.URL.Query()
+	limit := 10
+	if v := q.Get("take"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > app.MaxTake {
+			return app.Invalid("take", "must be a whole number from 1 to 100")
+		}
+		limit = n
+	}
+	cs, err := s.svc.SearchKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), q.Get("search"), limit)
+	if err != nil {
+		return err
+	}
+	return rq.JSON(http.StatusOK, cs)
+}

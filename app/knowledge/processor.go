@@ -1,0 +1,201 @@
+package knowledge
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"time"
+
+	"wsapi/app"
+)
+
+// MaxPageBytes bounds what one fetched page may weigh.
+const MaxPageBytes = 5 << 20
+
+// Processor moves contents PENDING -> PROCESSING -> PROCESSED or FAILED.
+type Processor struct {
+	Service *app.Service
+	HTTP    *http.Client // the SSRF-guarded client
+	Tick    time.Duration
+	Log     *slog.Logger
+}
+
+// Run processes contents one after another until ctx ends.
+func (p *Processor) Run(ctx context.Context) {
+	ticker := time.NewTicker(p.Tick)
+	defer ticker.Stop()
+	for {
+		for p.next(ctx) {
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+// next processes one content and tells whether there was one.
+func (p *Processor) next(ctx context.Context) bool {
+	k, ok, err := p.Service.ClaimKnowledge(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			p.Log.Error("knowledge: claim", "err", err)
+		}
+		return false
+	}
+	if !ok {
+		return false
+	}
+	failure := p.process(ctx, &k)
+	if ctx.Err() != nil {
+		return false // shutdown: the lease brings the content back after a restart
+	}
+	if err := p.Service.FinishKnowledge(ctx, &k, failure); err != nil {
+		p.Log.Error("knowledge: finish", "content", k.ID, "err", err)
+	}
+	return true
+}
+
+func (p *Processor) process(ctx context.Context, k *app.KnowledgeContent) error {
+	switch k.Type {
+	case "TEXT":
+		return p.store(ctx, k, k.Content.Text)
+	case "FILE":
+		text, err := fileText(k.Content.Mimetype, k.Data)
+		if err != nil {
+			return err
+		}
+		return p.store(ctx, k, text)
+	case "URL":
+		return p.crawl(ctx, k)
+	}
+	return fmt.Errorf("unknown content type %s", k.Type)
+}
+
+func fileText(mimetype string, data []byte) (string, error) {
+	switch mimetype {
+	case "application/pdf":
+		return PDFText(data)
+	case "text/html":
+		page, err := ParseHTML(bytes.NewReader(data), nil)
+		return page.Text, err
+	}
+	return string(data), nil
+}
+
+// store chunks the text and saves the chunks in batches, so progress shows as it goes.
+func (p *Processor) store(ctx context.Context, k *app.KnowledgeContent, text string) error {
+	chunks := Chunk(text, ChunkSize)
+	if len(chunks) == 0 {
+		return errors.New("no text to learn from")
+	}
+	if err := p.Service.SetChunkTotal(ctx, k, len(chunks)); err != nil {
+		return err
+	}
+	for start := 0; start < len(chunks); start += 50 {
+		if err := p.Service.SaveChunks(ctx, k, chunks[start:min(start+50, len(chunks))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// crawl fetches the URL into the content itself and then same-host links, breadth first,
+// each page a child content, until max_pages pages in all.
+func (p *Processor) crawl(ctx context.Context, root *app.KnowledgeContent) error {
+	start, err := url.Parse(root.Content.URL)
+	if err != nil {
+		return err
+	}
+	page, err := p.fetch(ctx, start)
+	if err != nil {
+		return err
+	}
+	root.Size = int64(len(page.Text))
+	if err := p.store(ctx, root, page.Text); err != nil {
+		return err
+	}
+	seen := map[string]bool{start.String(): true}
+	queue := sameHost(start, page.Links, seen)
+	for pages := 1; pages < root.Content.MaxPages && len(queue) > 0; pages++ {
+		next := queue[0]
+		queue = queue[1:]
+		child, links := p.crawlPage(ctx, *root, next)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if child != nil {
+			queue = append(queue, sameHost(start, links, seen)...)
+		}
+	}
+	return nil
+}
+
+// crawlPage stores one page of a crawl as a child and answers its links.
+func (p *Processor) crawlPage(ctx context.Context, root app.KnowledgeContent, u *url.URL) (*app.KnowledgeContent, []*url.URL) {
+	page, fetchErr := p.fetch(ctx, u)
+	title := page.Title
+	if title == "" {
+		title = u.String()
+	}
+	child, err := p.Service.AddCrawledPage(ctx, root, u.String(), title, int64(len(page.Text)))
+	if err != nil {
+		p.Log.Error("knowledge: crawl page", "url", u.String(), "err", err)
+		return nil, nil
+	}
+	if fetchErr == nil {
+		fetchErr = p.store(ctx, &child, page.Text)
+	}
+	if err := p.Service.FinishKnowledge(ctx, &child, fetchErr); err != nil {
+		p.Log.Error("knowledge: crawl page", "url", u.String(), "err", err)
+	}
+	return &child, page.Links
+}
+
+func sameHost(start *url.URL, links []*url.URL, seen map[string]bool) []*url.URL {
+	var out []*url.URL
+	for _, l := range links {
+		if l.Host != start.Host || seen[l.String()] {
+			continue
+		}
+		seen[l.String()] = true
+		out = append(out, l)
+	}
+	return out
+}
+
+// fetch GETs a page through the guarded client; HTML becomes text, plain text stays.
+func (p *Processor) fetch(ctx context.Context, u *url.URL) (Page, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return Page{}, err
+	}
+	req.Header.Set("User-Agent", "workspace-api-knowledge/1")
+	res, err := p.HTTP.Do(req)
+	if err != nil {
+		return Page{}, fmt.Errorf("fetch %s: %w", u, err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return Page{}, fmt.Errorf("fetch %s: HTTP %d", u, res.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, MaxPageBytes))
+	if err != nil {
+		return Page{}, fmt.Errorf("fetch %s: %w", u, err)
+	}
+	mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
+	switch mt {
+	case "text/html", "application/xhtml+xml":
+		return ParseHTML(bytes.NewReader(body), u)
+	case "text/plain", "text/markdown":
+		return Page{Text: string(body)}, nil
+	}
+	return Page{}, fmt.Errorf("fetch %s: unsupported content type %q", u, mt)
+}

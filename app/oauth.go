@@ -1,0 +1,187 @@
+package app
+
+import (
+	"context"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// OAuthProvider is one provider's endpoints and client credentials (oauth.providers.<TYPE>);
+// URLs may hold {subdomain}.
+type OAuthProvider struct {
+	ClientID     string
+	ClientSecret string
+	AuthURL      string
+	TokenURL     string
+	UserinfoURL  string
+	APIURL       string
+	Scopes       []string
+}
+
+// WithSubdomain fills {subdomain} in every URL.
+func (p OAuthProvider) WithSubdomain(sub string) OAuthProvider {
+	r := strings.NewReplacer("{subdomain}", sub)
+	p.AuthURL, p.TokenURL, p.UserinfoURL, p.APIURL = r.Replace(p.AuthURL), r.Replace(p.TokenURL), r.Replace(p.UserinfoURL), r.Replace(p.APIURL)
+	return p
+}
+
+// OAuthToken is what a code exchange answers.
+type OAuthToken struct {
+	AccessToken  string
+	RefreshToken string
+	Expiry       time.Time
+	Scope        string
+}
+
+// OAuthUser is the account the token belongs to.
+type OAuthUser struct {
+	ExternalID   string `json:"external_id"`
+	ExternalName string `json:"external_name"`
+}
+
+// OAuthExchanger swaps a code for a token and reads the user (see app/oauth).
+type OAuthExchanger interface {
+	Exchange(ctx context.Context, p OAuthProvider, redirectURL, code string) (OAuthToken, OAuthUser, error)
+}
+
+// OAuthResultConfig is the config part of the spec's validation result.
+type OAuthResultConfig struct {
+	Type          string `json:"type"`
+	AccessToken   string `json:"access_token"`
+	RefreshToken  string `json:"refresh_token"`
+	ExpiresIn     int64  `json:"expires_in"`
+	NextRefreshAt int64  `json:"next_refresh_at"`
+	Scope         string `json:"scope"`
+	APIURL        string `json:"api_url"`
+	Subdomain     string `json:"subdomain"`
+}
+
+// OAuthResult is the spec's OAuth connection validation result.
+type OAuthResult struct {
+	Config OAuthResultConfig `json:"config"`
+	User   OAuthUser         `json:"user"`
+}
+
+// OAuthAuthorizeInput starts an authorization: where the provider should send the user back.
+type OAuthAuthorizeInput struct {
+	Type        string `json:"type"`
+	RedirectURL string `json:"redirect_url"`
+	Subdomain   string `json:"subdomain"`
+}
+
+// OAuthAuthorization is the URL to send the user to, with its signed state.
+type OAuthAuthorization struct {
+	URL   string `json:"url"`
+	State string `json:"state"`
+}
+
+// OAuthValidateInput is the spec's Validate an OAuth provider.
+type OAuthValidateInput struct {
+	Type          string `json:"type"`
+	ValidationURL string `json:"validation_url"`
+	Subdomain     string `json:"subdomain"`
+}
+
+var subdomainPattern = regexp.MustCompile(`^[a-z0-9-]+$`)
+
+// stateLifetime bounds how long a user may take at the provider.
+const stateLifetime = time.Hour
+
+func (s *Service) oauthProvider(p Problems, typ, sub string) (OAuthProvider, bool) {
+	if !oneOf(typ, ConnectionTypes) {
+		p.Add("type", "must be a connection type")
+		return OAuthProvider{}, false
+	}
+	prov, ok := s.OAuth[typ]
+	if !ok {
+		p.Add("type", "no OAuth provider is configured for "+typ+" (oauth.providers."+typ+")")
+		return OAuthProvider{}, false
+	}
+	if sub != "" && !subdomainPattern.MatchString(sub) {
+		p.Add("subdomain", "must match ^[a-z0-9-]+$")
+	}
+	return prov.WithSubdomain(sub), true
+}
+
+// AuthorizeOAuth answers the provider's authorization URL with a state signed for this
+// organization and type, which validate checks (no forged callbacks).
+func (s *Service) AuthorizeOAuth(ctx context.Context, c Caller, in OAuthAuthorizeInput) (OAuthAuthorization, error) {
+	p := Problems{}
+	prov, ok := s.oauthProvider(p, in.Type, in.Subdomain)
+	u, err := url.Parse(in.RedirectURL)
+	if err != nil || !u.IsAbs() || len(in.RedirectURL) > 2048 {
+		p.Add("redirect_url", "must be an absolute URL")
+	}
+	if err := p.Err(); err != nil || !ok {
+		return OAuthAuthorization{}, p.Err()
+	}
+	state := s.Tokens.Sign("oauth", c.OrgID+"|"+in.Type+"|"+strconv.FormatInt(s.Clock.Now().Unix(), 10)+"|"+RandomBase62(12))
+	q := url.Values{"response_type": {"code"}, "client_id": {prov.ClientID}, "redirect_uri": {in.RedirectURL},
+		"state": {state}}
+	if len(prov.Scopes) > 0 {
+		q.Set("scope", strings.Join(prov.Scopes, " "))
+	}
+	sep := "?"
+	if strings.Contains(prov.AuthURL, "?") {
+		sep = "&"
+	}
+	return OAuthAuthorization{URL: prov.AuthURL + sep + q.Encode(), State: state}, nil
+}
+
+// ValidateOAuth takes the URL the provider redirected to, checks its state, exchanges the
+// code and reads the user. A provider error is a 400 carrying the provider's text.
+func (s *Service) ValidateOAuth(ctx context.Context, c Caller, in OAuthValidateInput) (OAuthResult, error) {
+	p := Problems{}
+	prov, ok := s.oauthProvider(p, in.Type, in.Subdomain)
+	u, err := url.Parse(in.ValidationURL)
+	switch {
+	case CharCount(in.ValidationURL) > 10000:
+		p.Add("validation_url", "must be at most 10000 characters")
+	case in.ValidationURL == "" || err != nil || !u.IsAbs():
+		p.Add("validation_url", "must be the absolute URL the provider redirected to")
+	}
+	if err := p.Err(); err != nil || !ok {
+		return OAuthResult{}, p.Err()
+	}
+	q := u.Query()
+	if e := q.Get("error"); e != "" {
+		return OAuthResult{}, Invalid("validation_url", "the provider refused: "+strings.TrimSpace(e+" "+q.Get("error_description")))
+	}
+	if q.Get("code") == "" {
+		return OAuthResult{}, Invalid("validation_url", "carries no code")
+	}
+	if !s.validState(q.Get("state"), c.OrgID, in.Type) {
+		return OAuthResult{}, Invalid("validation_url", "its state was not issued by this server for this organization and type, or has expired")
+	}
+	redirect := *u
+	redirect.RawQuery, redirect.Fragment = "", ""
+	tok, user, err := s.OAuthClient.Exchange(ctx, prov, redirect.String(), q.Get("code"))
+	if err != nil {
+		return OAuthResult{}, Invalid("validation_url", "the provider refused the code: "+err.Error())
+	}
+	return oauthResult(tok, user, prov, in.Subdomain, s.Clock.Now()), nil
+}
+
+func (s *Service) validState(state, orgID, typ string) bool {
+	payload, ok := s.Tokens.Verify("oauth", state)
+	parts := strings.Split(payload, "|")
+	if !ok || len(parts) != 4 || parts[0] != orgID || parts[1] != typ {
+		return false
+	}
+	issued, err := strconv.ParseInt(parts[2], 10, 64)
+	return err == nil && s.Clock.Now().Sub(time.Unix(issued, 0)) <= stateLifetime
+}
+
+func oauthResult(tok OAuthToken, user OAuthUser, prov OAuthProvider, sub string, now time.Time) OAuthResult {
+	cfg := OAuthResultConfig{Type: "OAUTH", AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken,
+		Scope: tok.Scope, APIURL: prov.APIURL, Subdomain: sub}
+	if !tok.Expiry.IsZero() {
+		cfg.ExpiresIn = int64(tok.Expiry.Sub(now).Seconds())
+		// Refresh five minutes before expiry; milliseconds since the epoch.
+		cfg.NextRefreshAt = tok.Expiry.Add(-5 * time.Minute).UnixMilli()
+	}
+	return OAuthResult{Config: cfg, User: user}
+}

@@ -130,13 +130,13 @@ func (s *Service) checkHost(ctx context.Context, host string) string {
 	}
 	if a, err := netip.ParseAddr(host); err == nil {
 		if class := ForbiddenAddr(a); class != "" {
-			return "must not point to a " + class + " address"
+			return "must not point to " + article(class) + " address"
 		}
 		return ""
 	}
 	if a, ok, canonical := ParseLooseIPv4(host); ok {
 		if class := ForbiddenAddr(a); class != "" {
-			return "must not point to a " + class + " address"
+			return "must not point to " + article(class) + " address"
 		}
 		if !canonical {
 			return "write an IPv4 address in dotted-decimal form"
@@ -158,7 +158,7 @@ func (s *Service) checkResolved(ctx context.Context, host string) string {
 	}
 	for _, a := range addrs {
 		if class := ForbiddenAddr(a); class != "" {
-			return "host resolves to a " + class + " address (" + a.String() + ")"
+			return "host resolves to " + article(class) + " address (" + a.String() + ")"
 		}
 	}
 	return ""
@@ -267,4 +267,12 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, orgID, id string) (w 
 		return tx.UpdateWebhook(w)
 	})
 	return w, err
+}
+
+// article puts "a" or "an" before a word.
+func article(w string) string {
+	if w != "" && strings.ContainsRune("aeiouAEIOU", rune(w[0])) {
+		return "an " + w
+	}
+	return "a " + w
 }

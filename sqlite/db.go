@@ -95,8 +95,8 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Tx is one transaction; its methods, one file per aggregate, implement app.Tx.
 type Tx struct {
-	tx      *sql.Tx
-	ctx     context.Context
+	tx     *sql.Tx
+	ctx    context.Context
 	db     *DB
 	queued bool
 }

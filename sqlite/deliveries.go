@@ -16,36 +16,31 @@ func (t *Tx) CreateDelivery(d app.Delivery) error {
 	return err
 }
 
-// ClaimDue ranks due deliveries per endpoint (oldest first) so that one endpoint with a deep
-// backlog cannot take every worker, then leases the ones it answers.
+// ClaimDue takes, for each enabled endpoint of a funded organization, its oldest due
+// deliveries up to the endpoint's room (a short walk of webhook_deliveries_claim per
+// endpoint), so one endpoint with a deep backlog cannot take every worker, then leases them.
 func (t *Tx) ClaimDue(now, leaseUntil app.Time, limit, perEndpoint int, busy map[string]int) ([]app.Job, error) {
-	inFlight := 0
-	for _, n := range busy {
-		inFlight += n
-	}
-	rows, err := t.query(`WITH due AS (
-			SELECT d.id, d.webhook_id, d.next_attempt_at,
-				ROW_NUMBER() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS rn
-			FROM webhook_deliveries d
-			JOIN webhook_endpoints w ON w.id = d.webhook_id AND w.enabled = 1
-			JOIN orgs o ON o.id = d.org_id AND o.balance > 0
-			WHERE d.status = 'PENDING' AND d.next_attempt_at <= ?1
-				AND (d.lease_until IS NULL OR d.lease_until <= ?1)
-		)
-		SELECT id, webhook_id FROM due WHERE rn <= ?2 ORDER BY rn, next_attempt_at, id LIMIT ?3`,
-		now, perEndpoint, limit+inFlight)
+	rows, err := t.query(`SELECT d.id, d.webhook_id FROM webhook_endpoints w
+		JOIN orgs o ON o.id = w.org_id AND o.balance > 0
+		JOIN webhook_deliveries d ON d.id IN (
+			SELECT x.id FROM webhook_deliveries x
+			WHERE x.webhook_id = w.id AND x.status = 'PENDING' AND x.next_attempt_at <= ?1
+				AND (x.lease_until IS NULL OR x.lease_until <= ?1)
+			ORDER BY x.next_attempt_at, x.id LIMIT ?2)
+		WHERE w.enabled = 1
+		ORDER BY d.next_attempt_at, d.id`, now, perEndpoint)
 	if err != nil {
 		return nil, err
 	}
 	taken := map[string]int{}
 	var ids []string
-	for rows.Next() && len(ids) < limit {
+	for rows.Next() {
 		var id, webhook string
 		if err := rows.Scan(&id, &webhook); err != nil {
 			rows.Close()
 			return nil, mapErr(err)
 		}
-		if busy[webhook]+taken[webhook] < perEndpoint {
+		if len(ids) < limit && busy[webhook]+taken[webhook] < perEndpoint {
 			taken[webhook]++
 			ids = append(ids, id)
 		}

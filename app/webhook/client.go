@@ -114,7 +114,7 @@ func guardControl(_, address string, _ syscall.RawConn) error {
 		return fmt.Errorf("%w: %s", ErrForbiddenAddress, host)
 	}
 	if class := app.ForbiddenAddr(a); class != "" {
-		return fmt.Errorf("%w: %s is a %s address", ErrForbiddenAddress, a, class)
+		return fmt.Errorf("%w: %s is not a public address (%s)", ErrForbiddenAddress, a, class)
 	}
 	return nil
 }

@@ -69,8 +69,17 @@ func TestRetryScheduleSameEventIDAndFailedAfterSeventh(t *testing.T) {
 	w := e.Webhook(e.AdminKey, "c", rcv.URL, app.EventContactBlocked)
 	evt := e.Emit(e.Org.ID, app.EventContactBlocked, map[string]string{})
 	rcv.Wait(t, 1, 5*time.Second)
+	// Move the clock only once the attempt is recorded: moving it past the claim's lease while
+	// the attempt is in flight would (rightly) let another claim send it again.
+	recorded := func(n int) {
+		e.Eventually(5*time.Second, "attempt recorded", func() bool {
+			ds := e.Deliveries(e.AdminKey, "c", w.ID, "")
+			return len(ds) == 1 && ds[0].AttemptsCount == n
+		})
+	}
 	schedule := []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour}
 	for i, delay := range schedule {
+		recorded(i + 1)
 		e.Clock.Advance(delay - time.Second)
 		rcv.Quiet(t, i+1, 100*time.Millisecond)
 		e.Clock.Advance(time.Second)

@@ -130,13 +130,24 @@ func referenceOptions(tx Tx, c Caller, typ string, def FieldDefinition) ([]Optio
 	opts := []Option{}
 	switch typ {
 	case "connection":
-		conns, _, err := tx.ListConnections(c.OrgID, "", pg)
-		for _, x := range conns {
-			if allowedConnection(def, x.Type) {
-				opts = append(opts, Option{Value: x.ID, Label: x.Name})
-			}
+		// One query per allowed type, so connections of other types cannot crowd them out.
+		types := connectionTypes(def)
+		if len(types) == 0 {
+			types = []string{""}
 		}
-		return opts, err
+		var conns []Connection
+		for _, ct := range types {
+			some, _, err := tx.ListConnections(c.OrgID, ct, pg)
+			if err != nil {
+				return nil, err
+			}
+			conns = append(conns, some...)
+		}
+		sort.SliceStable(conns, func(i, j int) bool { return conns[i].Name < conns[j].Name })
+		for _, x := range conns[:min(len(conns), MaxTake)] {
+			opts = append(opts, Option{Value: x.ID, Label: x.Name})
+		}
+		return opts, nil
 	case "segment":
 		segs, _, err := tx.ListSegments(c.OrgID, pg)
 		for _, x := range segs {
@@ -173,7 +184,17 @@ func referenceOptions(tx Tx, c Caller, typ string, def FieldDefinition) ([]Optio
 	return opts, err
 }
 
-func allowedConnection(def FieldDefinition, typ string) bool {
-	types, ok := def["connection_types"].([]string)
-	return !ok || len(types) == 0 || oneOf(typ, types)
+// connectionTypes answers the types a connection field allows (none: any).
+func connectionTypes(def FieldDefinition) (types []string) {
+	switch v := def["connection_types"].(type) {
+	case []string: // the catalogue's
+		types = v
+	case []any: // a client's definition, decoded from JSON
+		for _, x := range v {
+			if s, ok := x.(string); ok && !oneOf(s, types) {
+				types = append(types, s)
+			}
+		}
+	}
+	return types
 }

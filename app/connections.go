@@ -45,13 +45,7 @@ func validateConnection(in ConnectionInput) error {
 		p.Add("type", "must be one of "+strings.Join(ConnectionTypes, ", "))
 	}
 	validateName(p, "name", in.Name, 255)
-	for k := range in.Config {
-		for _, s := range secretLooking {
-			if strings.Contains(strings.ToLower(k), s) {
-				p.Add("config."+k, "looks like a credential; put it in secrets, which are sealed and never returned")
-			}
-		}
-	}
+	credentialKeys(p, "config", in.Config)
 	if len(in.Secrets) > 50 {
 		p.Add("secrets", "must hold at most 50 entries")
 	}
@@ -61,6 +55,25 @@ func validateConnection(in ConnectionInput) error {
 		}
 	}
 	return p.Err()
+}
+
+// credentialKeys refuses config keys that look like credentials, nested ones included.
+func credentialKeys(p Problems, path string, v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			for _, s := range secretLooking {
+				if strings.Contains(strings.ToLower(k), s) {
+					p.Add(path+"."+k, "looks like a credential; put it in secrets, which are sealed and never returned")
+				}
+			}
+			credentialKeys(p, path+"."+k, x)
+		}
+	case []any:
+		for i, x := range v {
+			credentialKeys(p, path+"["+itoa(i)+"]", x)
+		}
+	}
 }
 
 // CreateConnection stores a connection with its secrets sealed.

@@ -171,8 +171,8 @@ func (s *Service) insertKnowledge(ctx context.Context, orgID, assistantID, title
 	k = KnowledgeContent{ID: NewID("kc"), OrgID: orgID, AssistantID: assistantID, Title: title, Type: typ, Content: body,
 		Size: size, Status: "PENDING", CreatedAt: now, UpdatedAt: now, Data: data}
 	err = s.Store.Write(ctx, func(tx Tx) error {
-		if a, err := tx.GetAssistant(orgID, assistantID); err != nil || a.Deleted {
-			return NotFound("assistant")
+		if err := liveAssistant(tx, orgID, assistantID); err != nil {
+			return err
 		}
 		return tx.CreateKnowledge(k)
 	})
@@ -182,10 +182,22 @@ func (s *Service) insertKnowledge(ctx context.Context, orgID, assistantID, title
 // GetKnowledge reads a content with its children.
 func (s *Service) GetKnowledge(ctx context.Context, orgID, assistantID, id string) (k KnowledgeContent, err error) {
 	err = s.Store.Read(ctx, func(tx Tx) error {
+		if err := liveAssistant(tx, orgID, assistantID); err != nil {
+			return err
+		}
 		k, err = tx.GetKnowledge(orgID, assistantID, id)
 		return err
 	})
 	return k, err
+}
+
+// liveAssistant answers 404 for an assistant that does not exist or was deleted, whose
+// knowledge is out of reach like the assistant itself.
+func liveAssistant(tx Tx, orgID, assistantID string) error {
+	if a, err := tx.GetAssistant(orgID, assistantID); err != nil || a.Deleted {
+		return NotFound("assistant")
+	}
+	return nil
 }
 
 // ListKnowledge lists top-level contents, newest first, by page or cursor.
@@ -210,7 +222,7 @@ func (s *Service) ListKnowledge(ctx context.Context, orgID, assistantID string, 
 		return l, err
 	}
 	err = s.Store.Read(ctx, func(tx Tx) error {
-		if _, err := tx.GetAssistant(orgID, assistantID); err != nil {
+		if err := liveAssistant(tx, orgID, assistantID); err != nil {
 			return err
 		}
 		offset := pg.Offset()
@@ -230,12 +242,20 @@ func (s *Service) ListKnowledge(ctx context.Context, orgID, assistantID string, 
 
 // DeleteKnowledge removes a content with its chunks and children.
 func (s *Service) DeleteKnowledge(ctx context.Context, orgID, assistantID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteKnowledge(orgID, assistantID, id) })
+	return s.Store.Write(ctx, func(tx Tx) error {
+		if err := liveAssistant(tx, orgID, assistantID); err != nil {
+			return err
+		}
+		return tx.DeleteKnowledge(orgID, assistantID, id)
+	})
 }
 
 // RetryKnowledge queues a content again: a FAILED one to retry, a URL one to re-crawl.
 func (s *Service) RetryKnowledge(ctx context.Context, orgID, assistantID, id string) (k KnowledgeContent, err error) {
 	err = s.Store.Write(ctx, func(tx Tx) error {
+		if err := liveAssistant(tx, orgID, assistantID); err != nil {
+			return err
+		}
 		if k, err = tx.GetKnowledge(orgID, assistantID, id); err != nil {
 			return err
 		}
@@ -261,7 +281,7 @@ func (s *Service) SearchKnowledge(ctx context.Context, orgID, assistantID, query
 		return nil, Invalid("search", "must be 1 to 256 characters")
 	}
 	err = s.Store.Read(ctx, func(tx Tx) error {
-		if _, err := tx.GetAssistant(orgID, assistantID); err != nil {
+		if err := liveAssistant(tx, orgID, assistantID); err != nil {
 			return err
 		}
 		cs, err = tx.SearchChunks(orgID, assistantID, query, limit)

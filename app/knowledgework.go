@@ -14,6 +14,7 @@ func (s *Service) ClaimKnowledge(ctx context.Context) (k KnowledgeContent, ok bo
 		if ok {
 			// A content taken again after a crash starts over from nothing.
 			err = tx.ResetKnowledge(k.ID)
+			k.ChunksCount, k.ChunksProcessed, k.Children = 0, 0, nil
 		}
 		return err
 	})

@@ -32,8 +32,10 @@ func (p OAuthProvider) WithSubdomain(sub string) OAuthProvider {
 type OAuthToken struct {
 	AccessToken  string
 	RefreshToken string
-	Expiry       time.Time
-	Scope        string
+	// ExpiresIn is the provider's expires_in: a lifetime, which the service anchors on its own
+	// clock (0: the provider gave none).
+	ExpiresIn time.Duration
+	Scope     string
 }
 
 // OAuthUser is the account the token belongs to.
@@ -178,10 +180,10 @@ func (s *Service) validState(state, orgID, typ string) bool {
 func oauthResult(tok OAuthToken, user OAuthUser, prov OAuthProvider, sub string, now time.Time) OAuthResult {
 	cfg := OAuthResultConfig{Type: "OAUTH", AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken,
 		Scope: tok.Scope, APIURL: prov.APIURL, Subdomain: sub}
-	if !tok.Expiry.IsZero() {
-		cfg.ExpiresIn = int64(tok.Expiry.Sub(now).Seconds())
+	if tok.ExpiresIn > 0 {
+		cfg.ExpiresIn = int64(tok.ExpiresIn.Seconds())
 		// Refresh five minutes before expiry; milliseconds since the epoch.
-		cfg.NextRefreshAt = tok.Expiry.Add(-5 * time.Minute).UnixMilli()
+		cfg.NextRefreshAt = now.Add(tok.ExpiresIn - 5*time.Minute).UnixMilli()
 	}
 	return OAuthResult{Config: cfg, User: user}
 }

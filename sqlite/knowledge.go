@@ -82,7 +82,7 @@ func (t *Tx) attachChildren(ks []app.KnowledgeContent) error {
 		return nil
 	}
 	children, err := t.loadKnowledge(`SELECT `+knowledgeColumns+` FROM knowledge_contents
-		WHERE parent_content_id IN (SELECT value FROM json_each(?)) ORDER BY created_at, id`, jsonText(ids))
+		WHERE parent_content_id IN (SELECT value FROM json_each(?)) ORDER BY created_at, rowid`, jsonText(ids))
 	for _, c := range children {
 		i := index[*c.ParentContentID]
 		ks[i].Children = append(ks[i].Children, c)

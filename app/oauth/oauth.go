@@ -38,7 +38,11 @@ func (c *Client) Exchange(ctx context.Context, p app.OAuthProvider, redirectURL,
 		}
 		return app.OAuthToken{}, app.OAuthUser{}, err
 	}
-	out := app.OAuthToken{AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken, Expiry: tok.Expiry}
+	out := app.OAuthToken{AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken,
+		ExpiresIn: time.Duration(tok.ExpiresIn) * time.Second}
+	if out.ExpiresIn == 0 && !tok.Expiry.IsZero() { // a form-encoded answer: oauth2 kept only the expiry
+		out.ExpiresIn = time.Until(tok.Expiry).Round(time.Second)
+	}
 	if s, ok := tok.Extra("scope").(string); ok {
 		out.Scope = s
 	}

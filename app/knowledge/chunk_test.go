@@ -1,0 +1,135 @@
+package knowledge_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"wsapi/app/knowledge"
+)
+
+// paragraph makes a paragraph of about n characters of words, tagged so it can be found.
+func paragraph(tag string, n int) string {
+	var b strings.Builder
+	b.WriteString(tag)
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, " word%d", i%10)
+	}
+	return b.String()
+}
+
+func TestChunkKeepsParagraphsWhole(t *testing.T) {
+	var paras []string
+	for i := 0; i < 25; i++ {
+		paras = append(paras, paragraph(fmt.Sprintf("para%02d", i), 150+i*20))
+	}
+	chunks := knowledge.Chunk(strings.Join(paras, "\n\n"), knowledge.ChunkSize)
+	var got []string
+	for i, c := range chunks {
+		if n := utf8.RuneCountInString(c); n > knowledge.ChunkSize {
+			t.Fatalf("chunk %d has %d characters", i, n)
+		}
+		parts := strings.Split(c, "\n\n")
+		// Greedy: a chunk is closed only when the next paragraph would not fit.
+		if i < len(chunks)-1 {
+			next := strings.Split(chunks[i+1], "\n\n")[0]
+			if utf8.RuneCountInString(c)+2+utf8.RuneCountInString(next) <= knowledge.ChunkSize {
+				t.Fatalf("chunk %d (%d chars) closed although the next paragraph (%d) fits", i, len(c), len(next))
+			}
+		}
+		got = append(got, parts...)
+	}
+	if strings.Join(got, "|") != strings.Join(paras, "|") {
+		t.Fatalf("paragraphs were cut, merged or reordered:\n%q\nwant\n%q", got, paras)
+	}
+	if len(chunks) < 5 {
+		t.Fatalf("%d chunks for %d paragraphs", len(chunks), len(paras))
+	}
+}
+
+func TestChunkCutsOnlyLongParagraphs(t *testing.T) {
+	long := paragraph("long", 2600)
+	chunks := knowledge.Chunk("short one\n\n"+long+"\n\nshort two", knowledge.ChunkSize)
+	if len(chunks) < 3 {
+		t.Fatalf("chunks %q", chunks)
+	}
+	var words []string
+	for i, c := range chunks {
+		if n := utf8.RuneCountInString(c); n > knowledge.ChunkSize {
+			t.Fatalf("chunk %d has %d characters", i, n)
+		}
+		for _, p := range strings.Split(c, "\n\n") {
+			words = append(words, strings.Fields(p)...)
+		}
+	}
+	want := strings.Fields("short one " + long + " short two")
+	if strings.Join(words, " ") != strings.Join(want, " ") {
+		t.Fatal("a long paragraph lost or split words when cut at spaces")
+	}
+	// Without spaces the cut falls at the size itself.
+	solid := strings.Repeat("x", 2500)
+	chunks = knowledge.Chunk(solid, knowledge.ChunkSize)
+	if len(chunks) != 3 || len(chunks[0]) != 1000 || len(chunks[1]) != 1000 || len(chunks[2]) != 500 {
+		t.Fatalf("solid text chunks of %d", len(chunks))
+	}
+}
+
+func TestChunkCountsCharactersAndNormalizesBreaks(t *testing.T) {
+	a, b := strings.Repeat("é", 600), strings.Repeat("ü", 600)
+	chunks := knowledge.Chunk(a+"\r\n\r\n"+b+"\n\n\n\n   \n\n", knowledge.ChunkSize)
+	if len(chunks) != 2 || chunks[0] != a || chunks[1] != b {
+		t.Fatalf("got %d chunks", len(chunks))
+	}
+	if got := knowledge.Chunk(" \n\n \r\n\r\n", knowledge.ChunkSize); len(got) != 0 {
+		t.Fatalf("blank text gave %q", got)
+	}
+	small := knowledge.Chunk("one\n\ntwo\r\n\r\nthree", knowledge.ChunkSize)
+	if len(small) != 1 || small[0] != "one\n\ntwo\n\nthree" {
+		t.Fatalf("small text chunks %q", small)
+	}
+}
+
+// minimalPDF builds a one-page PDF with one text object, with a correct xref table.
+func minimalPDF(text string) []byte {
+	stream := fmt.Sprintf("BT /F1 24 Tf 72 720 Td (%s) Tj ET", text)
+	objects := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(stream), stream),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+	}
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objects))
+	for i, o := range objects {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
+	return b.Bytes()
+}
+
+func TestPDFTextReadsAHandMadePDF(t *testing.T) {
+	data := minimalPDF("Hello from a PDF")
+	if len(data) > 1000 {
+		t.Fatalf("the PDF weighs %d bytes", len(data))
+	}
+	text, err := knowledge.PDFText(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "Hello from a PDF") {
+		t.Fatalf("text %q", text)
+	}
+	if _, err := knowledge.PDFText([]byte("%PDF-1.4\nnot really")); err == nil {
+		t.Fatal("a broken PDF was read")
+	}
+}

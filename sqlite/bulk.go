@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"database/sql"
+	"strconv"
 	"strings"
 
 	"wsapi/app"
@@ -24,8 +25,10 @@ func (t *Tx) MatchChannels(orgID string, userIDs, emails, phones []string) (app.
 		if len(l.keys) == 0 {
 			continue
 		}
+		// "<> ''" lets SQLite use the partial index of the column (a plain IN does not imply
+		// the index's WHERE); without it every lookup scanned the channels of all organizations.
 		rows, err := t.query(`SELECT ch.`+l.column+`, ch.contact_id, ch.id FROM contact_channels ch
-			WHERE ch.org_id = ? AND ch.`+l.column+` IN (SELECT value FROM json_each(?))
+			WHERE ch.org_id = ? AND ch.`+l.column+` <> '' AND ch.`+l.column+` IN (SELECT value FROM json_each(?))
 			ORDER BY ch.created_at, ch.id`, orgID, jsonText(l.keys))
 		if err != nil {
 			return m, err
@@ -85,9 +88,39 @@ func (t *Tx) insertBatches(head string, columns, n int, row func(i int) []any) e
 	return nil
 }
 
-// InsertContacts inserts contact rows in batches.
+// jsonRows is how many rows one jsonb_each statement carries. Within a transaction SQLite
+// copies every existing page a statement changes into that statement's journal, so the
+// number of statements, not of rows, drives the cost of bulk writes into large random-key
+// indexes; the bound keeps the JSON parameter and one statement's journal moderate.
+const jsonRows = 10000
+
+// insertJSON inserts n rows with one INSERT ... SELECT FROM jsonb_each per jsonRows rows: the
+// rows travel as one JSON array of arrays, in order, so the statement is short to parse
+// whatever the number of rows (jsonb_each hands each row over as JSONB, so ->> does not
+// parse its text again for every column). Values must marshal to what the driver would bind (strings,
+// numbers, booleans, null; app.Time marshals to its stored form).
+func (t *Tx) insertJSON(head string, columns, n int, row func(i int) []any) error {
+	cols := make([]string, columns)
+	for i := range cols {
+		cols[i] = "value ->> " + strconv.Itoa(i)
+	}
+	query := head + " SELECT " + strings.Join(cols, ", ") + " FROM jsonb_each(?) ORDER BY key"
+	for start := 0; start < n; start += jsonRows {
+		end := min(start+jsonRows, n)
+		rows := make([][]any, 0, end-start)
+		for i := start; i < end; i++ {
+			rows = append(rows, row(i))
+		}
+		if _, err := t.exec(query, jsonText(rows)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// InsertContacts inserts contact rows.
 func (t *Tx) InsertContacts(cs []app.Contact) error {
-	return t.insertBatches(`INSERT INTO contacts (id, org_id, name, blocked, unsubscribed, is_admin, blocked_at,
+	return t.insertJSON(`INSERT INTO contacts (id, org_id, name, blocked, unsubscribed, is_admin, blocked_at,
 		unsubscribed_at, unsubscribe_reason, unsubscribe_feedback, created_at, updated_at)`, 12, len(cs), func(i int) []any {
 		c := cs[i]
 		return []any{c.ID, c.OrgID, c.Name, c.Blocked, c.Unsubscribed, c.IsAdmin, c.BlockedAt, c.UnsubscribedAt,
@@ -95,9 +128,9 @@ func (t *Tx) InsertContacts(cs []app.Contact) error {
 	})
 }
 
-// InsertChannels inserts channels in batches, with their normalized match keys.
+// InsertChannels inserts channels, in order, with their normalized match keys.
 func (t *Tx) InsertChannels(orgID string, chs []app.Channel) error {
-	return t.insertBatches(`INSERT INTO contact_channels (id, org_id, contact_id, type, user_id, avatar, name, username,
+	return t.insertJSON(`INSERT INTO contact_channels (id, org_id, contact_id, type, user_id, avatar, name, username,
 		email, phone, country, agent, ip, language, platform_data, email_norm, phone_norm, created_at, updated_at)`,
 		19, len(chs), func(i int) []any {
 			ch := chs[i]
@@ -111,18 +144,75 @@ func (t *Tx) InsertChannels(orgID string, chs []app.Channel) error {
 		})
 }
 
-// FillChannel sets the empty identity fields of a channel from a bulk item; it never
-// overwrites what the channel already has.
-func (t *Tx) FillChannel(orgID, channelID string, it app.BulkChannel, now app.Time) error {
-	email := strings.TrimSpace(it.Email)
-	phone := strings.TrimSpace(it.Phone)
-	return t.execOne("channel", `UPDATE contact_channels SET
-		user_id = CASE WHEN user_id = '' THEN ?1 ELSE user_id END,
-		name = CASE WHEN name = '' THEN ?2 ELSE name END,
-		email = CASE WHEN email = '' THEN ?3 ELSE email END,
-		email_norm = CASE WHEN email = '' THEN ?4 ELSE email_norm END,
-		phone = CASE WHEN phone = '' THEN ?5 ELSE phone END,
-		phone_norm = CASE WHEN phone = '' THEN ?6 ELSE phone_norm END,
-		updated_at = ?7 WHERE id = ?8 AND org_id = ?9`,
-		it.UserID, it.Name, email, app.NormalizeEmail(email), phone, app.NormalizePhone(phone), now, channelID, orgID)
+// FillChannels sets the empty identity fields (user_id, name, email, phone) of channels from
+// bulk items, never overwriting what a channel already has, and touches updated_at of every
+// channel named. Fills of one channel apply in order, as one UPDATE per fill would: an empty
+// field takes the first non-empty value given for it. A channel that is not the
+// organization's is not_found.
+func (t *Tx) FillChannels(orgID string, fills []app.ChannelFill, now app.Time) error {
+	type fill struct{ id, userID, name, email, phone string }
+	index := map[string]int{}
+	var folded []fill
+	first := func(dst *string, v string) {
+		if *dst == "" {
+			*dst = v
+		}
+	}
+	for _, f := range fills {
+		i, ok := index[f.ChannelID]
+		if !ok {
+			i = len(folded)
+			index[f.ChannelID] = i
+			folded = append(folded, fill{id: f.ChannelID})
+		}
+		fd := &folded[i]
+		first(&fd.userID, f.Item.UserID)
+		first(&fd.name, f.Item.Name)
+		first(&fd.email, strings.TrimSpace(f.Item.Email))
+		first(&fd.phone, strings.TrimSpace(f.Item.Phone))
+	}
+	for start := 0; start < len(folded); start += jsonRows {
+		chunk := folded[start:min(start+jsonRows, len(folded))]
+		ids := make([]string, len(chunk))
+		var values [][]string
+		for i, f := range chunk {
+			ids[i] = f.id
+			if f.userID != "" || f.name != "" || f.email != "" || f.phone != "" {
+				values = append(values, []string{f.id, f.userID, f.name, f.email, app.NormalizeEmail(f.email),
+					f.phone, app.NormalizePhone(f.phone)})
+			}
+		}
+		// Only channels with an empty field to fill are rewritten with their indexed columns.
+		if len(values) > 0 {
+			if _, err := t.exec(`WITH f(id, user_id, name, email, email_norm, phone, phone_norm) AS (
+					SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6
+					FROM jsonb_each(?1))
+				UPDATE contact_channels AS ch SET
+					user_id = CASE WHEN ch.user_id = '' THEN f.user_id ELSE ch.user_id END,
+					name = CASE WHEN ch.name = '' THEN f.name ELSE ch.name END,
+					email = CASE WHEN ch.email = '' THEN f.email ELSE ch.email END,
+					email_norm = CASE WHEN ch.email = '' THEN f.email_norm ELSE ch.email_norm END,
+					phone = CASE WHEN ch.phone = '' THEN f.phone ELSE ch.phone END,
+					phone_norm = CASE WHEN ch.phone = '' THEN f.phone_norm ELSE ch.phone_norm END
+				FROM f WHERE ch.id = f.id AND ch.org_id = ?2
+					AND ((ch.user_id = '' AND f.user_id <> '') OR (ch.name = '' AND f.name <> '')
+						OR (ch.email = '' AND f.email <> '') OR (ch.phone = '' AND f.phone <> ''))`,
+				jsonText(values), orgID); err != nil {
+				return err
+			}
+		}
+		// OR FAIL spares the statement journal of a many-row UPDATE (nothing here can fail
+		// half-way that the caller would not roll back with the whole transaction anyway).
+		res, err := t.exec(`UPDATE OR FAIL contact_channels SET updated_at = ?1
+			WHERE id IN (SELECT value FROM json_each(?2)) AND org_id = ?3`, now, jsonText(ids), orgID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return mapErr(err)
+		} else if int(n) != len(chunk) {
+			return app.NotFound("channel")
+		}
+	}
+	return nil
 }

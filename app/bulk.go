@@ -58,6 +58,8 @@ type BulkTx interface {
 	// items, in order (an empty field takes the first non-empty value), never overwriting,
 	// and sets updated_at of every channel named.
 	FillChannels(orgID string, fills []ChannelFill, now Time) error
+	// TouchContacts sets updated_at of contacts a bulk import changed.
+	TouchContacts(orgID string, ids []string, now Time) error
 }
 
 // ChannelFill is an updated bulk item and the existing channel it matched.
@@ -171,6 +173,11 @@ func (c *classifier) invalid(it BulkChannel, keys []string) string {
 	case it.ContactID != "" && c.unknown[it.ContactID]:
 		return "contact_id names no contact of this organization"
 	}
+	for field, v := range map[string]string{"name": it.Name, "user_id": it.UserID, "email": it.Email, "phone": it.Phone} {
+		if CharCount(v) > 255 {
+			return field + " is longer than 255 characters"
+		}
+	}
 	for _, k := range keys {
 		if c.seen[k] {
 			return "repeats the " + map[byte]string{'u': "user_id", 'e': "email", 'p': "phone"}[k[0]] + " of an earlier item"
@@ -246,6 +253,7 @@ func (s *Service) applyBulk(tx Tx, orgID string, plan bulkPlan, segmentIDs []str
 		members = append(members, c.ID)
 	}
 	var fills []ChannelFill
+	touched := make([]string, 0, len(plan.updatedRefs))
 	for i, ref := range plan.updatedRefs {
 		it := plan.Updated[i]
 		if ref.ChannelID == "" {
@@ -254,8 +262,12 @@ func (s *Service) applyBulk(tx Tx, orgID string, plan bulkPlan, segmentIDs []str
 			fills = append(fills, ChannelFill{ChannelID: ref.ChannelID, Item: it})
 		}
 		members = append(members, ref.ContactID)
+		touched = append(touched, ref.ContactID)
 	}
 	if err := tx.FillChannels(orgID, fills, now); err != nil {
+		return err
+	}
+	if err := tx.TouchContacts(orgID, touched, now); err != nil {
 		return err
 	}
 	if err := tx.InsertContacts(contacts); err != nil {

@@ -216,3 +216,13 @@ func (t *Tx) FillChannels(orgID string, fills []app.ChannelFill, now app.Time) e
 	}
 	return nil
 }
+
+// TouchContacts sets updated_at of the named contacts.
+func (t *Tx) TouchContacts(orgID string, ids []string, now app.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := t.exec(`UPDATE contacts SET updated_at = ? WHERE org_id = ? AND id IN (SELECT value FROM json_each(?))`,
+		now, orgID, jsonText(ids))
+	return err
+}

@@ -115,6 +115,9 @@ func (s *Service) GetConnection(ctx context.Context, orgID, id string) (c Connec
 
 // ListConnections lists connections by name, optionally of one type.
 func (s *Service) ListConnections(ctx context.Context, orgID, typ string, pg Page) (l List[Connection], err error) {
+	if typ != "" && !oneOf(typ, ConnectionTypes) {
+		return l, Invalid("type", "must be a connection type")
+	}
 	err = s.Store.Read(ctx, func(tx Tx) error {
 		l.Items, l.Total, err = tx.ListConnections(orgID, typ, pg)
 		return err

@@ -196,3 +196,10 @@ func TestConnectionListDeleteAndAccess(t *testing.T) {
 	}
 	e.Do("GET", "/orgs/c/connections/conn_doesnotexist00000000", e.AdminKey, nil).ExpectError(404, "not_found")
 }
+
+func TestConnectionsListRejectsUnknownType(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t)
+	e.Do("GET", "/orgs/c/connections?type=NOPE", e.AdminKey, nil).ExpectError(400, "invalid_argument", "type")
+	e.Do("GET", "/orgs/c/connections?type=OAUTH", e.AdminKey, nil).Expect(200)
+}

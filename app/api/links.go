@@ -3,6 +3,8 @@ package api
 import (
 	"encoding/base64"
 	"net/http"
+
+	"wsapi/app"
 )
 
 // The routes behind links in mailed messages: no credential, the token is the authority.
@@ -11,9 +13,21 @@ const unsubscribedPage = `<!doctype html><html><head><meta charset="utf-8"><titl
 <body style="font-family:sans-serif;max-width:32rem;margin:4rem auto"><h1>You are unsubscribed</h1>
 <p>You will not receive these messages any more.</p></body></html>`
 
+const badLinkPage = `<!doctype html><html><head><meta charset="utf-8"><title>Link not valid</title></head>
+<body style="font-family:sans-serif;max-width:32rem;margin:4rem auto"><h1>This link is not valid</h1>
+<p>It may have been cut short by your mail program. Try the link in the latest message.</p></body></html>`
+
 // unsubscribe serves both the link people click (GET) and RFC 8058 one-click (POST).
 func (s *Server) unsubscribe(rq *Request) error {
-	if err := s.svc.UnsubscribeByToken(rq.Ctx(), rq.Param("token")); err != nil {
+	err := s.svc.UnsubscribeByToken(rq.Ctx(), rq.Param("token"))
+	if app.IsNotFound(err) && rq.R.Method == http.MethodGet {
+		// A person clicked it: answer a page, not JSON.
+		rq.W.Header().Set("Content-Type", "text/html; charset=utf-8")
+		rq.W.WriteHeader(http.StatusNotFound)
+		_, werr := rq.W.Write([]byte(badLinkPage))
+		return werr
+	}
+	if err != nil {
 		return err
 	}
 	if rq.R.Method == http.MethodPost {
@@ -21,7 +35,7 @@ func (s *Server) unsubscribe(rq *Request) error {
 	}
 	rq.W.Header().Set("Content-Type", "text/html; charset=utf-8")
 	rq.W.WriteHeader(http.StatusOK)
-	_, err := rq.W.Write([]byte(unsubscribedPage))
+	_, err = rq.W.Write([]byte(unsubscribedPage))
 	return err
 }
 

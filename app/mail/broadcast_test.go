@@ -101,3 +101,12 @@ func TestBroadcastEmailIsDKIMSignedWithWorkingUnsubscribe(t *testing.T) {
 	s.e.Do("POST", path, "", nil).Expect(http.StatusOK)
 	s.e.Do("GET", "/u/bogus.token", "", nil).Expect(404)
 }
+
+func TestBadUnsubscribeLinkAnswersAPage(t *testing.T) {
+	e := apitest.New(t)
+	res := e.Do("GET", "/u/not-a-token", "", nil).Expect(404)
+	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") || !strings.Contains(string(res.Body), "not valid") {
+		t.Fatalf("answer %s %s", res.Header.Get("Content-Type"), res.Body)
+	}
+	e.Do("POST", "/u/not-a-token", "", nil).ExpectError(404, "not_found")
+}

@@ -28,8 +28,12 @@ func inboxWhere(orgID string, f app.InboxFilter) (string, []any) {
 		args = append(args, vals...)
 	}
 	if q := ftsQuery(f.Search); q != "" {
-		add(`c.id IN (SELECT chat_id FROM chat_message_fts WHERE chat_message_fts MATCH ?
-			UNION SELECT chat_id FROM chat_meta_fts WHERE chat_meta_fts MATCH ?)`, q, q)
+		// Both indexes name the chat by its seq without reading a row: a message's rowid is
+		// (chat seq << 32) | message seq (migration 00008), a chat's meta rowid is its seq.
+		// The unary + keeps SQLite from probing chats once per hit: it walks the inbox index
+		// for the other filters and tests each chat against the hits instead.
+		add(`+c.seq IN (SELECT rowid >> 32 FROM chat_message_fts WHERE chat_message_fts MATCH ?
+			UNION ALL SELECT rowid FROM chat_meta_fts WHERE chat_meta_fts MATCH ?)`, q, q)
 	}
 	for col, v := range map[string]string{"c.assistant_id": f.AssistantID, "c.assistant_integration_id": f.AssistantIntegrationID,
 		"c.conversation_id": f.ConversationID, "c.contact_id": f.ContactID, "c.integration_id": f.IntegrationID} {
@@ -73,15 +77,24 @@ func inboxWhere(orgID string, f app.InboxFilter) (string, []any) {
 // ListInbox answers a page of chats, newest activity first.
 func (t *Tx) ListInbox(orgID string, f app.InboxFilter, after *app.InboxCursor, offset, limit int) ([]app.Chat, int, error) {
 	where, args := inboxWhere(orgID, f)
-	total, err := t.count(`SELECT COUNT(*) FROM chats c WHERE `+where, args...)
+	countArgs := args
+	pageWhere := where
+	if after != nil {
+		// A row value, so that SQLite seeks to the cursor in the index instead of scanning
+		// from the first chat.
+		pageWhere += " AND (c.updated_at, c.id) < (?, ?)"
+		args = append(args, after.UpdatedAt, after.ID)
+	}
+	chats, err := t.loadChats(`SELECT `+chatColumns+chatFrom+` WHERE `+pageWhere+`
+		ORDER BY c.updated_at DESC, c.id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
 	if err != nil {
 		return nil, 0, err
 	}
-	if after != nil {
-		where += " AND (c.updated_at < ? OR (c.updated_at = ? AND c.id < ?))"
-		args = append(args, after.UpdatedAt, after.UpdatedAt, after.ID)
+	// A page that is not full is the end of the list (same snapshot): its rows and the ones
+	// skipped before it are all there are, and the count query can be spared.
+	if after == nil && len(chats) < limit && (len(chats) > 0 || offset == 0) {
+		return chats, offset + len(chats), nil
 	}
-	chats, err := t.loadChats(`SELECT `+chatColumns+chatFrom+` WHERE `+where+`
-		ORDER BY c.updated_at DESC, c.id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	total, err := t.count(`SELECT COUNT(*) FROM chats c WHERE `+where, countArgs...)
 	return chats, total, err
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"wsapi/app"
@@ -61,6 +62,9 @@ func decodeError(err error) error {
 		field := typ.Field
 		if field == "" {
 			return &app.Error{Code: app.CodeInvalidJSON, Message: "request body must be a JSON object"}
+		}
+		if typ.Type == reflect.TypeFor[app.Time]() {
+			return app.Invalid(field, "must be an RFC 3339 date-time")
 		}
 		return app.Invalid(field, "must be of type "+jsonType(typ.Type.Kind().String()))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):

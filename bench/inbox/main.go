@@ -1,0 +1,305 @@
+// Command inbox measures GET /orgs/c/inbox with a search term and filters on a large data
+// set: the runtime `app serve` builds (cli.Build over a SQLite file), 100,000 chats across
+// 20,000 contacts with 1,000,000 messages seeded straight into the file, then N concurrent
+// clients through the real HTTP handler for a fixed time. It prints req/s, p50 and p99.
+//
+//	go run ./bench/inbox                       # seed a fresh database in a temp dir, then measure
+//	go run ./bench/inbox -db /tmp/inbox.db     # seed it once there, reuse it on later runs
+//
+// See bench/inbox/README.md.
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"wsapi/cli"
+)
+
+func main() {
+	dbPath := flag.String("db", "", "database file; seeded when it does not exist, reused when it does (default: a fresh temp file)")
+	contacts := flag.Int("contacts", 20000, "contacts to seed (one channel each)")
+	chats := flag.Int("chats", 100000, "chats to seed")
+	messages := flag.Int("messages", 1000000, "messages to seed")
+	clients := flag.Int("clients", 20, "concurrent clients")
+	duration := flag.Duration("duration", 15*time.Second, "measuring time")
+	take := flag.Int("take", 0, "page size (0: the API default, 100)")
+	only := flag.String("only", "", "run only the query mixes whose name contains this")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measuring phase to this file")
+	explain := flag.Bool("explain", false, "print EXPLAIN QUERY PLAN of the main query and exit")
+	flag.Parse()
+	if err := run(*dbPath, seedSpec{contacts: *contacts, chats: *chats, messages: *messages, seed: 1},
+		*clients, *duration, *take, *only, *cpuprofile, *explain); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}
+
+func run(dbPath string, spec seedSpec, clients int, duration time.Duration, take int, only, cpuprofile string, explain bool) error {
+	ctx := context.Background()
+	if dbPath == "" {
+		dir, err := os.MkdirTemp("", "bench-inbox-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		dbPath = filepath.Join(dir, "inbox.db")
+	}
+	_, statErr := os.Stat(dbPath)
+	fresh := os.IsNotExist(statErr)
+
+	cfg := cli.DefaultConfig()
+	cfg.DB.Path = dbPath
+	cfg.Secrets.KeyFile = dbPath + ".key"
+	cfg.HTTP.RateLimitPerMinute = 1 << 30
+	t0 := time.Now()
+	rt, err := cli.Build(ctx, cfg, cli.Options{Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	logf("runtime built (migrations applied) in %s", time.Since(t0).Round(time.Millisecond))
+	nk, ok, err := rt.Service.Bootstrap(ctx, "bench")
+	if err == nil && !ok {
+		nk, err = rt.Service.CreateKeyAsOperator(ctx, "", "", "bench")
+	}
+	if err != nil {
+		return err
+	}
+	srv := httptest.NewServer(rt.Handler)
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients * 2}}
+	do := func(method, path, body string) (*http.Response, []byte, error) {
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+nk.Token)
+		res, err := client.Do(req)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer res.Body.Close()
+		data, err := io.ReadAll(res.Body)
+		return res, data, err
+	}
+
+	if fresh {
+		spec.orgID, spec.ownerID = nk.OrgID, nk.MemberID
+		for i := range 20 {
+			res, body, err := do("POST", "/orgs/c/members", fmt.Sprintf(`{"name":"Agent %02d","email":"agent%02d@example.com","role":"MEMBER"}`, i, i))
+			if err != nil || res.StatusCode != 201 {
+				return fmt.Errorf("create member: %v %s", err, body)
+			}
+			var m struct{ ID string }
+			json.Unmarshal(body, &m)
+			spec.memberIDs = append(spec.memberIDs, m.ID)
+		}
+		if err := seed(ctx, dbPath, spec, logf); err != nil {
+			return err
+		}
+	}
+	if st, err := os.Stat(dbPath); err == nil {
+		logf("database %s: %d MiB", dbPath, st.Size()>>20)
+	}
+	if explain {
+		return explainPlans(ctx, dbPath, nk.OrgID)
+	}
+
+	mixes := queryMixes()
+	pathOf := func(q string) string {
+		if take > 0 {
+			return fmt.Sprintf("/orgs/c/inbox?%s&take=%d", q, take)
+		}
+		return "/orgs/c/inbox?" + q
+	}
+	counts := map[string]string{}
+	for _, m := range mixes {
+		lo, hi := -1, 0
+		for _, q := range m.queries {
+			res, body, err := do("GET", pathOf(q), "")
+			if err != nil || res.StatusCode != 200 {
+				return fmt.Errorf("GET %s: %v %.200s", pathOf(q), err, body)
+			}
+			n, _ := strconv.Atoi(res.Header.Get("pagination-count"))
+			if lo < 0 || n < lo {
+				lo = n
+			}
+			hi = max(hi, n)
+		}
+		counts[m.name] = fmt.Sprintf("%d-%d", lo, hi)
+	}
+	get := func(path string) (int, string, []byte, error) {
+		res, body, err := do("GET", path, "")
+		if err != nil {
+			return 0, "", nil, err
+		}
+		return res.StatusCode, res.Header.Get("pagination-next"), body, nil
+	}
+	var prof *os.File
+	if cpuprofile != "" {
+		if prof, err = os.Create(cpuprofile); err != nil {
+			return err
+		}
+		pprof.StartCPUProfile(prof)
+	}
+	fmt.Printf("GOMAXPROCS=%d, %d clients, %s per mix, take=%d\n\n", runtime.GOMAXPROCS(0), clients, duration, max(take, 100))
+	fmt.Printf("| mix | requests | req/s | p50 | p90 | p99 | max | CPU per request | matching chats (min-max) |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, m := range mixes {
+		if only != "" && !strings.Contains(m.name, only) {
+			continue
+		}
+		cpu0 := cpuTime()
+		lat, err := load(get, pathOf, m, clients, duration)
+		if err != nil {
+			return err
+		}
+		perReq := float64((cpuTime() - cpu0).Microseconds()) / 1000 / float64(max(1, len(lat)))
+		fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %.1f ms | %s |\n", m.name, len(lat), float64(len(lat))/duration.Seconds(),
+			pct(lat, 50), pct(lat, 90), pct(lat, 99), pct(lat, 100), perReq, counts[m.name])
+	}
+	if prof != nil {
+		pprof.StopCPUProfile()
+		prof.Close()
+	}
+	return nil
+}
+
+// mix is a set of queries the clients draw from in turn.
+type mix struct {
+	name    string
+	queries []string
+	// walk follows pagination-next for up to this many pages, then starts over.
+	walk int
+}
+
+func queryMixes() []mix {
+	q := func(kv ...string) string {
+		v := url.Values{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			v.Add(kv[i], kv[i+1])
+		}
+		return v.Encode()
+	}
+	var varied []string
+	for _, w := range []string{"invoice", "refund", "shipping", "delivery", "password", "warranty", "subscription", "cancel", "hello", "invo", "refund invoice"} {
+		for _, f := range [][]string{{"state", "OPEN", "filter", "UNASSIGNED"}, {"filter", "UNREAD", "integration_id", "email"},
+			{"state", "CLOSED", "csat_max", "3"}, {"filter", "UNRESOLVED", "ai_status", "ENABLED"}} {
+			varied = append(varied, q(append([]string{"search", w}, f...)...))
+		}
+	}
+	return []mix{
+		{"search=invoice (1%) & state=OPEN & filter=UNASSIGNED", []string{q("search", "invoice", "state", "OPEN", "filter", "UNASSIGNED")}, 0},
+		{"11 words (0.1% to 10%, a prefix, two words) x 4 filter pairs", varied, 0},
+		{"no search, state=OPEN & filter=UNASSIGNED", []string{q("state", "OPEN", "filter", "UNASSIGNED")}, 0},
+		{"search=invoice (1%), pages 1-10 through next", []string{q("search", "invoice")}, 10},
+	}
+}
+
+// load runs clients for d, each sending the mix's queries in turn, and answers the sorted
+// latencies.
+func load(get func(string) (int, string, []byte, error), pathOf func(string) string, m mix, clients int, d time.Duration) ([]time.Duration, error) {
+	var mu sync.Mutex
+	var all []time.Duration
+	var firstErr error
+	deadline := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			next, page := "", 0
+			for i := c; time.Now().Before(deadline); i++ {
+				path := pathOf(m.queries[i%len(m.queries)])
+				if next != "" {
+					path += "&next=" + url.QueryEscape(next)
+				}
+				t := time.Now()
+				code, n, body, err := get(path)
+				mine = append(mine, time.Since(t))
+				if err != nil || code != 200 {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("GET %s: %d %v %.200s", path, code, err, body)
+					}
+					mu.Unlock()
+					return
+				}
+				if page++; m.walk > 0 && page < m.walk && n != "" {
+					next = n
+				} else {
+					next, page = "", 0
+				}
+			}
+			mu.Lock()
+			all = append(all, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	slices.Sort(all)
+	return all, firstErr
+}
+
+// cpuTime is the CPU time the process (server and clients) used so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func pct(sorted []time.Duration, p int) string {
+	if len(sorted) == 0 {
+		return "-"
+	}
+	i := min(len(sorted)-1, len(sorted)*p/100)
+	return fmt.Sprintf("%.1f ms", float64(sorted[i].Microseconds())/1000)
+}
+
+// explainPlans prints the plans SQLite picks for the inbox's statements (the SQL of
+// sqlite/inbox.go for search=invoice&state=OPEN&filter=UNASSIGNED).
+func explainPlans(ctx context.Context, path, orgID string) error {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	where := `c.org_id = ? AND +c.seq IN (SELECT rowid >> 32 FROM chat_message_fts WHERE chat_message_fts MATCH ?
+		UNION ALL SELECT rowid FROM chat_meta_fts WHERE chat_meta_fts MATCH ?) AND c.state = ? AND c.assigned_user_id IS NULL`
+	for _, stmt := range []string{`SELECT COUNT(*) FROM chats c WHERE ` + where,
+		`SELECT c.id FROM chats c WHERE ` + where + ` ORDER BY c.updated_at DESC, c.id DESC LIMIT 101`} {
+		rows, err := db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+stmt, orgID, `"invoice"*`, `"invoice"*`, "OPEN")
+		if err != nil {
+			return err
+		}
+		fmt.Println(strings.Join(strings.Fields(stmt), " "))
+		for rows.Next() {
+			var id, parent, notused int
+			var detail string
+			rows.Scan(&id, &parent, &notused, &detail)
+			fmt.Printf("  %d %d %s\n", id, parent, detail)
+		}
+		rows.Close()
+	}
+	return nil
+}

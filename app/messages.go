@@ -245,3 +245,59 @@ func (s *Service) ListMessages(ctx context.Context, orgID, chatID, next string, 
 	}
 	return l, err
 }
+
+// MessagePatch finishes or corrects a message: a RUNNING turn becomes COMPLETED, FAILED or
+// CANCELED, with its final turns, error and usage.
+type MessagePatch struct {
+	Status   *string          `json:"status"`
+	Messages []Turn           `json:"messages"`
+	Error    Optional[string] `json:"error"`
+	Usage    *Usage           `json:"usage"`
+}
+
+// UpdateMessage applies a MessagePatch; the chat's status follows its newest message.
+func (s *Service) UpdateMessage(ctx context.Context, orgID, chatID, id string, in MessagePatch) (m Message, err error) {
+	if in.Status != nil && !oneOf(*in.Status, RunStatuses) {
+		return m, Invalid("status", "must be one of "+strings.Join(RunStatuses, ", "))
+	}
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		if m, err = tx.GetMessage(orgID, chatID, id); err != nil {
+			return err
+		}
+		if in.Status != nil {
+			m.Status = *in.Status
+		}
+		if in.Messages != nil {
+			m.Messages, m.Text = in.Messages, messageText(in.Messages)
+		}
+		if in.Error.Set {
+			m.Error = nil
+			if !in.Error.Null {
+				e := in.Error.Value
+				m.Error = &e
+			}
+		}
+		if in.Usage != nil {
+			m.Usage = in.Usage
+		}
+		m.UpdatedAt = s.now()
+		if err := tx.UpdateMessage(orgID, m); err != nil {
+			return err
+		}
+		if err := s.followLastMessage(tx, orgID, chatID, m); err != nil {
+			return err
+		}
+		m, err = tx.GetMessage(orgID, chatID, id)
+		return err
+	})
+	return m, err
+}
+
+func (s *Service) followLastMessage(tx Tx, orgID, chatID string, m Message) error {
+	chat, err := tx.GetChat(orgID, chatID)
+	if err != nil || chat.LastMessage == nil || chat.LastMessage.ID != m.ID {
+		return err
+	}
+	chat.Status, chat.UpdatedAt = m.Status, m.UpdatedAt
+	return tx.UpdateChat(chat)
+}

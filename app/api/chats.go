@@ -165,3 +165,15 @@ func (s *Server) metadata(rq *Request) error {
 	}
 	return rq.JSON(http.StatusOK, md)
 }
+
+func (s *Server) patchMessage(rq *Request) error {
+	var in app.MessagePatch
+	if err := rq.Decode(&in); err != nil {
+		return err
+	}
+	m, err := s.svc.UpdateMessage(rq.Ctx(), rq.Org(), rq.Param("id"), rq.Param("message_id"), in)
+	if err != nil {
+		return err
+	}
+	return rq.JSON(http.StatusOK, m)
+}

@@ -5,6 +5,9 @@ import (
 	"net/url"
 	"testing"
 	"time"
+
+	"wsapi/app"
+	"wsapi/app/apitest"
 )
 
 func TestMessageCountersAndRead(t *testing.T) {
@@ -177,4 +180,37 @@ func TestMessageCursorWalk(t *testing.T) {
 		t.Errorf("last page after a late message: %d items, next %q", len(last), res.Header.Get("pagination-next"))
 	}
 	e.Do("GET", "/orgs/c/chats/"+id+"/messages?next=garbage", e.AdminKey, nil).ExpectError(400, "invalid_argument", "next")
+}
+
+// A RUNNING message is finished by PATCH; the chat's status follows its newest message.
+func TestFinishRunningMessage(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t)
+	var chat app.Chat
+	e.Do("POST", "/orgs/c/chats", e.AdminKey, map[string]any{}).Expect(201).JSON(&chat)
+	var m app.Message
+	e.Do("POST", "/orgs/c/chats/"+chat.ID+"/messages", e.AdminKey, map[string]any{"role": "assistant", "status": "RUNNING",
+		"messages": []map[string]any{{"role": "assistant", "parts": []map[string]any{{"type": "text", "text": "thinking"}}}}}).
+		Expect(201).JSON(&m)
+	e.Do("GET", "/orgs/c/chats/"+chat.ID, e.AdminKey, nil).Expect(200).JSON(&chat)
+	if chat.Status != "RUNNING" {
+		t.Fatalf("chat status %s", chat.Status)
+	}
+	e.Do("PATCH", "/orgs/c/chats/"+chat.ID+"/messages/"+m.ID, e.AdminKey, map[string]any{"status": "COMPLETED",
+		"messages": []map[string]any{{"role": "assistant", "parts": []map[string]any{{"type": "text", "text": "done: 42"}}}},
+		"usage": map[string]any{"input_tokens": 3, "output_tokens": 4, "total_tokens": 7}}).Expect(200).JSON(&m)
+	if m.Status != "COMPLETED" || m.Usage == nil || m.Usage.TotalTokens != 7 {
+		t.Fatalf("message %+v", m)
+	}
+	e.Do("GET", "/orgs/c/chats/"+chat.ID, e.AdminKey, nil).Expect(200).JSON(&chat)
+	if chat.Status != "COMPLETED" {
+		t.Fatalf("chat status %s after finishing", chat.Status)
+	}
+	e.Do("PATCH", "/orgs/c/chats/"+chat.ID+"/messages/"+m.ID, e.AdminKey, map[string]any{"status": "DONE"}).
+		ExpectError(400, "invalid_argument", "status")
+	var sync *app.Message
+	e.Do("POST", "/orgs/c/chats/"+chat.ID+"/events", e.AdminKey, map[string]any{"type": "sync"}).Expect(200).JSON(&sync)
+	if sync != nil {
+		t.Fatalf("sync after finishing answers %+v", sync)
+	}
 }

@@ -128,6 +128,7 @@ func (s *Server) routes() []*route {
 		r(post, "/orgs/{org}/chats/{id}/read", wr("inbox"), s.readChat),
 		r(get, "/orgs/{org}/chats/{id}/messages", rd("inbox"), s.listMessages),
 		r(post, "/orgs/{org}/chats/{id}/messages", wr("inbox"), s.createMessage),
+		r(patch, "/orgs/{org}/chats/{id}/messages/{message_id}", wr("inbox"), s.patchMessage),
 		r(post, "/orgs/{org}/chats/{id}/events", wr("inbox"), s.chatEvent),
 		r(put, "/orgs/{org}/chats/{id}/messages/{message_id}/reaction", wr("inbox"), s.setReaction),
 		r(del, "/orgs/{org}/chats/{id}/messages/{message_id}/reaction", wr("inbox"), s.deleteReaction),

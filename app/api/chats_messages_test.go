@@ -198,7 +198,7 @@ func TestFinishRunningMessage(t *testing.T) {
 	}
 	e.Do("PATCH", "/orgs/c/chats/"+chat.ID+"/messages/"+m.ID, e.AdminKey, map[string]any{"status": "COMPLETED",
 		"messages": []map[string]any{{"role": "assistant", "parts": []map[string]any{{"type": "text", "text": "done: 42"}}}},
-		"usage": map[string]any{"input_tokens": 3, "output_tokens": 4, "total_tokens": 7}}).Expect(200).JSON(&m)
+		"usage":    map[string]any{"input_tokens": 3, "output_tokens": 4, "total_tokens": 7}}).Expect(200).JSON(&m)
 	if m.Status != "COMPLETED" || m.Usage == nil || m.Usage.TotalTokens != 7 {
 		t.Fatalf("message %+v", m)
 	}

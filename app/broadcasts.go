@@ -51,6 +51,8 @@ type Broadcast struct {
 type BroadcastTx interface {
 	CreateBroadcast(b Broadcast) error
 	GetBroadcast(orgID, id string) (Broadcast, error)
+	// GetBroadcastContent reads a broadcast without its counts (zero).
+	GetBroadcastContent(orgID, id string) (Broadcast, error)
 	SetBroadcastStatus(orgID, id, status string, now Time) error
 	ListBroadcasts(orgID string, p Page) ([]Broadcast, int, error)
 	// CreateRecipients makes one recipient per target contact that has a channel of the

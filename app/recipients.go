@@ -86,15 +86,21 @@ type RecipientTx interface {
 	// FindRecipient reads a recipient of any organization (signed links carry only its id).
 	FindRecipient(id string) (Recipient, error)
 	ListRecipients(orgID string, f RecipientFilter, after *RecipientCursor, offset, limit int) ([]Recipient, int, error)
-	// SetRecipientFlag sets a flag once; it answers false when it was already set.
-	SetRecipientFlag(id, flag string, at Time) (bool, error)
+	// SetRecipientFlag sets a flag once, at the time the event happened, and updated_at to
+	// now; it answers false when the flag was already set.
+	SetRecipientFlag(id, flag string, at, now Time) (bool, error)
 	// FinishRecipient marks a recipient PROCESSED with its message id or error.
 	FinishRecipient(id string, externalID, errMsg *string, now Time) error
 	RecordClick(id string, now Time) error
 	// ClaimRecipients leases up to limit SENDING email and internal recipients of SENDING
 	// broadcasts.
 	ClaimRecipients(now, leaseUntil Time, limit int) ([]Recipient, error)
-	// PendingRecipients counts a broadcast's recipients still SENDING, and all that failed.
+	// ContactOptedOut tells whether a contact is unsubscribed or blocked; a contact that is
+	// gone counts as opted out. The sender asks once per recipient.
+	ContactOptedOut(orgID, contactID string) (bool, error)
+	// RecipientProgress tells whether any of a broadcast's recipients is still SENDING
+	// (pending > 0, not necessarily their number); when none is, failed and total count the
+	// recipients that failed and all of them.
 	RecipientProgress(broadcastID string) (pending, failed, total int, err error)
 }
 
@@ -189,7 +195,7 @@ func (s *Service) RecordRecipientEvent(ctx context.Context, orgID, id string, in
 		if r, err = tx.GetRecipient(orgID, id); err != nil {
 			return err
 		}
-		fresh, err := tx.SetRecipientFlag(r.ID, in.Type, at)
+		fresh, err := tx.SetRecipientFlag(r.ID, in.Type, at, s.now())
 		if err != nil || !fresh {
 			return err
 		}
@@ -217,8 +223,11 @@ func (s *Service) applyRecipientEvent(tx Tx, r Recipient, in RecipientEventInput
 			reason = "reported failed by the sending integration"
 		}
 		return s.settle(tx, r, msgID, &reason, now)
-	case "unsubscribed":
-		return s.unsubscribeRecipient(tx, r, ReasonManual)
+	case "unsubscribed": // the message reached the person: an outcome as much as opened
+		if err := s.unsubscribeRecipient(tx, r, ReasonManual); err != nil {
+			return err
+		}
+		return s.settle(tx, r, msgID, nil, now)
 	}
 	return s.bounceOrComplaint(tx, r, in, msgID, now)
 }
@@ -241,7 +250,7 @@ func (s *Service) bounceOrComplaint(tx Tx, r Recipient, in RecipientEventInput, 
 	}
 	data := map[string]any{"email": r.Email, "message_id": msgID, "reason": in.Reason}
 	if r.Email != nil {
-		if err := tx.AddSuppression(newSuppression(r.OrgID, *r.Email, reason, now)); err != nil {
+		if _, err := tx.AddSuppression(newSuppression(r.OrgID, *r.Email, reason, now)); err != nil {
 			return err
 		}
 	}
@@ -262,7 +271,8 @@ func (s *Service) bounceOrComplaint(tx Tx, r Recipient, in RecipientEventInput, 
 
 // unsubscribeRecipient opts the recipient's contact out and flags the recipient.
 func (s *Service) unsubscribeRecipient(tx Tx, r Recipient, reason string) error {
-	if _, err := tx.SetRecipientFlag(r.ID, "unsubscribed", s.now()); err != nil {
+	now := s.now()
+	if _, err := tx.SetRecipientFlag(r.ID, "unsubscribed", now, now); err != nil {
 		return err
 	}
 	if r.ContactID == "" {
@@ -320,7 +330,8 @@ func (s *Service) TrackOpen(ctx context.Context, token string) error {
 		return NotFound("link")
 	}
 	return s.Store.Write(ctx, func(tx Tx) error {
-		_, err := tx.SetRecipientFlag(id, "opened", s.now())
+		now := s.now()
+		_, err := tx.SetRecipientFlag(id, "opened", now, now)
 		return err
 	})
 }

@@ -74,15 +74,17 @@ func (s *Service) ProcessRecipient(ctx context.Context, r Recipient) error {
 			}
 			return s.recordSend(ctx, r, nil, err.Error())
 		}
+		// The relay has the message: record it even when a shutdown began meanwhile, or the
+		// next start would send it again.
 		id := "<" + plan.email.MessageID + ">"
-		return s.recordSend(ctx, r, &id, "")
+		return s.recordSend(context.WithoutCancel(ctx), r, &id, "")
 	}
 	return s.sendInternal(ctx, r, plan)
 }
 
 func (s *Service) planRecipient(ctx context.Context, r Recipient) (p sendPlan, err error) {
 	err = s.Store.Read(ctx, func(tx Tx) error {
-		if p.broadcast, err = tx.GetBroadcast(r.OrgID, r.BroadcastID); err != nil {
+		if p.broadcast, err = tx.GetBroadcastContent(r.OrgID, r.BroadcastID); err != nil {
 			return err
 		}
 		if r.Email != nil {
@@ -92,18 +94,19 @@ func (s *Service) planRecipient(ctx context.Context, r Recipient) (p sendPlan, e
 				return err
 			}
 		}
-		c, err := tx.GetContact(r.OrgID, r.ContactID)
-		if IsNotFound(err) || (err == nil && (c.Unsubscribed || c.Blocked)) {
+		optedOut, err := tx.ContactOptedOut(r.OrgID, r.ContactID)
+		if err != nil || optedOut {
 			p.skip = "opted out"
-			return nil
-		}
-		if err != nil {
 			return err
 		}
 		switch r.IntegrationID {
 		case IntegrationEmail:
 			return s.planEmail(tx, r, &p)
 		case IntegrationInternal:
+			c, err := tx.GetContact(r.OrgID, r.ContactID)
+			if err != nil {
+				return err
+			}
 			for _, ch := range c.Channels {
 				if ch.Type == IntegrationInternal {
 					p.internalCh = ch.ID
@@ -162,7 +165,7 @@ func (s *Service) composeFor(r Recipient, b Broadcast, id EmailIdentity, d Domai
 func (s *Service) skipRecipient(ctx context.Context, r Recipient, suppressed bool) error {
 	return s.Store.Write(ctx, func(tx Tx) error {
 		now := s.now()
-		if _, err := tx.SetRecipientFlag(r.ID, "skipped", now); err != nil {
+		if _, err := tx.SetRecipientFlag(r.ID, "skipped", now, now); err != nil {
 			return err
 		}
 		if suppressed {
@@ -187,7 +190,7 @@ func (s *Service) recordSend(ctx context.Context, r Recipient, msgID *string, fa
 		if failure != "" {
 			flag, errMsg = "failed", &failure
 		}
-		if _, err := tx.SetRecipientFlag(r.ID, flag, now); err != nil {
+		if _, err := tx.SetRecipientFlag(r.ID, flag, now, now); err != nil {
 			return err
 		}
 		return s.settle(tx, r, msgID, errMsg, now)
@@ -216,7 +219,7 @@ func (s *Service) sendInternal(ctx context.Context, r Recipient, p sendPlan) err
 			return fmt.Errorf("app: internal broadcast message: %w", err)
 		}
 		now := s.now()
-		if _, err := tx.SetRecipientFlag(r.ID, "sent", now); err != nil {
+		if _, err := tx.SetRecipientFlag(r.ID, "sent", now, now); err != nil {
 			return err
 		}
 		return s.settle(tx, r, &m.ID, nil, now)

@@ -16,8 +16,9 @@ type Suppression struct {
 
 // SuppressionTx is the suppression list part of a transaction.
 type SuppressionTx interface {
-	// AddSuppression adds an address; one already listed keeps its first entry.
-	AddSuppression(s Suppression) error
+	// AddSuppression adds an address; one already listed keeps its first entry, which it
+	// answers.
+	AddSuppression(s Suppression) (Suppression, error)
 	IsSuppressed(orgID, email string) (bool, error)
 	ListSuppressions(orgID, search string, p Page) ([]Suppression, int, error)
 	DeleteSuppression(orgID, id string) error
@@ -49,7 +50,10 @@ func (s *Service) AddSuppression(ctx context.Context, orgID string, in Suppressi
 		return Suppression{}, err
 	}
 	sup := newSuppression(orgID, in.Email, in.Reason, s.now())
-	err := s.Store.Write(ctx, func(tx Tx) error { return tx.AddSuppression(sup) })
+	err := s.Store.Write(ctx, func(tx Tx) (err error) {
+		sup, err = tx.AddSuppression(sup)
+		return err
+	})
 	return sup, err
 }
 

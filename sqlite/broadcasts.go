@@ -7,8 +7,10 @@ import (
 	"wsapi/app"
 )
 
-const broadcastColumns = `b.id, b.org_id, b.name, b.integration_id, b.identity_id, b.subject, b.text, b.html,
-	b.segment_ids, b.contact_ids, b.status, b.created_at, b.updated_at,
+const broadcastBaseColumns = `b.id, b.org_id, b.name, b.integration_id, b.identity_id, b.subject, b.text, b.html,
+	b.segment_ids, b.contact_ids, b.status, b.created_at, b.updated_at`
+
+const broadcastColumns = broadcastBaseColumns + `,
 	(SELECT COUNT(*) FROM broadcast_recipients r WHERE r.broadcast_id = b.id),
 	(SELECT COUNT(*) FROM broadcast_recipients r WHERE r.broadcast_id = b.id AND r.status = 'PROCESSED'),
 	(SELECT COUNT(is_sent_at) || ',' || COUNT(is_delivered_at) || ',' || COUNT(is_failed_at) || ',' ||
@@ -46,6 +48,14 @@ func (t *Tx) CreateBroadcast(b app.Broadcast) error {
 // GetBroadcast reads a broadcast with its counts.
 func (t *Tx) GetBroadcast(orgID, id string) (app.Broadcast, error) {
 	b, err := scanBroadcast(t.row(`SELECT `+broadcastColumns+` FROM broadcasts b WHERE b.org_id = ? AND b.id = ?`, orgID, id))
+	return b, one(err, "broadcast")
+}
+
+// GetBroadcastContent reads a broadcast without its counts, which take a pass over all its
+// recipients: the sender reads the broadcast once per recipient.
+func (t *Tx) GetBroadcastContent(orgID, id string) (app.Broadcast, error) {
+	b, err := scanBroadcast(t.row(`SELECT `+broadcastBaseColumns+`, 0, 0, '0,0,0,0,0,0,0,0' FROM broadcasts b
+		WHERE b.org_id = ? AND b.id = ?`, orgID, id))
 	return b, one(err, "broadcast")
 }
 

@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -149,12 +151,12 @@ func (t *Tx) ListRecipients(orgID string, f app.RecipientFilter, after *app.Reci
 }
 
 // SetRecipientFlag sets a flag and its time once.
-func (t *Tx) SetRecipientFlag(id, flag string, at app.Time) (bool, error) {
+func (t *Tx) SetRecipientFlag(id, flag string, at, now app.Time) (bool, error) {
 	if !slices.Contains(app.RecipientFlags, flag) { // the flag names a column
 		return false, fmt.Errorf("sqlite: unknown recipient flag %q", flag)
 	}
 	res, err := t.exec(`UPDATE broadcast_recipients SET is_`+flag+`_at = ?, updated_at = ? WHERE id = ? AND is_`+flag+`_at IS NULL`,
-		at, at, id)
+		at, now, id)
 	if err != nil {
 		return false, err
 	}
@@ -176,11 +178,14 @@ func (t *Tx) RecordClick(id string, now app.Time) error {
 }
 
 // ClaimRecipients leases the oldest SENDING email and internal recipients of broadcasts
-// that are still sending.
+// that are still sending, in the order they were made. The query walks the partial index
+// recipients_sending in its order and stops at limit: ordering by anything the index does not
+// hold (such as id) would sort every pending recipient on each claim.
 func (t *Tx) ClaimRecipients(now, leaseUntil app.Time, limit int) ([]app.Recipient, error) {
-	rows, err := t.query(`SELECT r.id FROM broadcast_recipients r JOIN broadcasts b ON b.id = r.broadcast_id
+	rows, err := t.query(`SELECT r.id FROM broadcast_recipients r INDEXED BY recipients_sending
+		JOIN broadcasts b ON b.id = r.broadcast_id
 		WHERE r.status = 'SENDING' AND r.integration_id <> 'custom' AND b.status = 'SENDING'
-		AND (r.lease_until IS NULL OR r.lease_until <= ?) ORDER BY r.created_at, r.id LIMIT ?`, now, limit)
+		AND (r.lease_until IS NULL OR r.lease_until <= ?) ORDER BY r.created_at LIMIT ?`, now, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -202,21 +207,43 @@ func (t *Tx) ClaimRecipients(now, leaseUntil app.Time, limit int) ([]app.Recipie
 		return nil, err
 	}
 	return t.loadRecipients(false, `SELECT `+recipientColumns+recipientFrom+` WHERE r.id IN (SELECT value FROM json_each(?))
-		ORDER BY r.created_at, r.id`, jsonText(ids))
+		ORDER BY r.created_at, r.rowid`, jsonText(ids))
 }
 
-// RecipientProgress counts a broadcast's pending and failed recipients and all of them.
+// ContactOptedOut reads the two opt-out flags of a contact (no channels or segments).
+func (t *Tx) ContactOptedOut(orgID, contactID string) (bool, error) {
+	var out bool
+	err := t.row(`SELECT blocked OR unsubscribed FROM contacts WHERE org_id = ? AND id = ?`, orgID, contactID).Scan(&out)
+	if errors.Is(err, sql.ErrNoRows) {
+		return true, nil
+	}
+	return out, mapErr(err)
+}
+
+// RecipientProgress runs after every outcome. While any recipient is SENDING it answers
+// pending 1 from the index alone; the counts over all recipients are made once, at the end.
 func (t *Tx) RecipientProgress(broadcastID string) (pending, failed, total int, err error) {
-	err = t.row(`SELECT COUNT(*) FILTER (WHERE status = 'SENDING'), COUNT(is_failed_at), COUNT(*)
-		FROM broadcast_recipients WHERE broadcast_id = ?`, broadcastID).Scan(&pending, &failed, &total)
+	err = t.row(`SELECT EXISTS (SELECT 1 FROM broadcast_recipients WHERE broadcast_id = ? AND status = 'SENDING')`,
+		broadcastID).Scan(&pending)
+	if err != nil || pending > 0 {
+		return pending, 0, 0, mapErr(err)
+	}
+	err = t.row(`SELECT COUNT(is_failed_at), COUNT(*) FROM broadcast_recipients WHERE broadcast_id = ?`, broadcastID).
+		Scan(&failed, &total)
 	return pending, failed, total, mapErr(err)
 }
 
-// AddSuppression lists an address once.
-func (t *Tx) AddSuppression(s app.Suppression) error {
-	_, err := t.exec(`INSERT INTO suppressions (id, org_id, email, reason, created_at) VALUES (?,?,?,?,?)
-		ON CONFLICT (org_id, email) DO NOTHING`, s.ID, s.OrgID, strings.ToLower(s.Email), s.Reason, s.CreatedAt)
-	return err
+// AddSuppression lists an address once and answers its entry, the first one when it was
+// already listed.
+func (t *Tx) AddSuppression(s app.Suppression) (app.Suppression, error) {
+	s.Email = strings.ToLower(s.Email)
+	if _, err := t.exec(`INSERT INTO suppressions (id, org_id, email, reason, created_at) VALUES (?,?,?,?,?)
+		ON CONFLICT (org_id, email) DO NOTHING`, s.ID, s.OrgID, s.Email, s.Reason, s.CreatedAt); err != nil {
+		return s, err
+	}
+	err := t.row(`SELECT id, reason, created_at FROM suppressions WHERE org_id = ? AND email = ?`, s.OrgID, s.Email).
+		Scan(&s.ID, &s.Reason, &s.CreatedAt)
+	return s, mapErr(err)
 }
 
 // IsSuppressed tells whether an address is on the organization's list.

@@ -181,11 +181,18 @@ type RecipientEventInput struct {
 // bounced and complained suppress the address, unsubscribe the contact and fire their
 // events; unsubscribed unsubscribes the contact; failed keeps the reason as error_message.
 func (s *Service) RecordRecipientEvent(ctx context.Context, orgID, id string, in RecipientEventInput) (r Recipient, err error) {
+	p := Problems{}
 	if !oneOf(in.Type, []string{"sent", "delivered", "bounced", "complained", "opened", "played", "failed", "unsubscribed"}) {
-		return r, Invalid("type", "must be sent, delivered, bounced, complained, opened, played, failed or unsubscribed")
+		p.Add("type", "must be sent, delivered, bounced, complained, opened, played, failed or unsubscribed")
 	}
-	if CharCount(in.Reason) > 1000 || CharCount(in.MessageID) > 998 {
-		return r, Invalid("reason", "reason and message_id must be at most 1000 characters")
+	if CharCount(in.Reason) > 1000 {
+		p.Add("reason", "must be at most 1000 characters")
+	}
+	if CharCount(in.MessageID) > 998 {
+		p.Add("message_id", "must be at most 998 characters (the longest header line)")
+	}
+	if err := p.Err(); err != nil {
+		return r, err
 	}
 	at := in.At
 	if at.IsZero() {

@@ -210,3 +210,11 @@ func TestCustomBroadcastWaitsForEvents(t *testing.T) {
 	postEvent(e, str(r, "id"), map[string]any{"type": "opened"}).Expect(200)
 	rcv.Quiet(t, 1, 150*time.Millisecond)
 }
+
+func TestRecipientEventBoundsNameTheirFields(t *testing.T) {
+	e := apitest.New(t)
+	e.Do("POST", "/orgs/c/broadcasts/recipients/rcpt_x/events", e.AdminKey, map[string]any{"type": "nope",
+		"message_id": strings.Repeat("m", 999), "reason": strings.Repeat("r", 1001)}).ExpectError(400, "invalid_argument", "type", "message_id", "reason")
+	e.Do("POST", "/orgs/c/broadcasts/recipients/rcpt_x/events", e.AdminKey, map[string]any{"type": "sent",
+		"message_id": strings.Repeat("m", 998), "reason": strings.Repeat("r", 1000)}).ExpectError(404, "not_found")
+}

@@ -33,16 +33,11 @@ type Turn struct {
 
 // Usage counts tokens, with one entry per model turn.
 type Usage struct {
-	InputTokens           float64        `json:"input_tokens"`
-	OutputTokens          float64        `json:"output_tokens"`
-	TotalTokens           float64        `json:"total_tokens"`
-	ReasoningTokens       float64        `json:"reasoning_tokens"`
-	InputTokensCacheRead  float64        `json:"input_tokens_cache_read"`
-	InputTokensCacheWrite float64        `json:"input_tokens_cache_write"`
-	Turns                 []UsageCounter `json:"turns"`
+	UsageCounter
+	Turns []UsageCounter `json:"turns"`
 }
 
-// UsageCounter is the six counters of one turn.
+// UsageCounter is the six token counters, of a message or of one turn.
 type UsageCounter struct {
 	InputTokens           float64 `json:"input_tokens"`
 	OutputTokens          float64 `json:"output_tokens"`

@@ -370,3 +370,12 @@ func TestPublicRoutes(t *testing.T) {
 	// A credential that does not work does not spoil a public route.
 	e.Do("GET", "/healthz", "sk_nope", nil).Expect(200)
 }
+
+func TestHealthzAnswersHEAD(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t)
+	res := e.Do("HEAD", "/healthz", "", nil).Expect(200)
+	if len(res.Body) != 0 || res.Header.Get("RateLimit-Limit") == "" {
+		t.Fatalf("HEAD /healthz: body %q, headers %v", res.Body, res.Header)
+	}
+}

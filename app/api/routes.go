@@ -34,6 +34,7 @@ func (s *Server) routes() []*route {
 	rd, wr := app.Read, app.Write
 	return []*route{
 		public(get, "/healthz", s.healthz),
+		public(http.MethodHead, "/healthz", s.healthz), // load balancers probe with HEAD
 		public(get, "/openapi.json", s.openapi),
 		public(get, "/metadata", s.metadata),
 		public(get, "/domains/{hostname}", s.orgByDomain),

@@ -238,6 +238,8 @@ func TestForwardedFor(t *testing.T) {
 		{"trusted as a bare address", []string{"127.0.0.1"}, []step{
 			{"203.0.113.1", "499"},
 			{"203.0.113.2", "499"},
+			{"203.0.113.1:5123", "498"},  // a hop with a port is the same client
+			{"[2001:db8::1]:443", "499"}, // IPv6 with a port
 		}},
 		{"untrusted peer: the header is ignored", nil, []step{
 			{"203.0.113.1", "499"},

@@ -85,7 +85,7 @@ func clientIP(r *http.Request, trusted []netip.Prefix) string {
 	}
 	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
 	for i := len(hops) - 1; i >= 0; i-- {
-		addr, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		addr, err := parseHop(strings.TrimSpace(hops[i]))
 		if err != nil {
 			break
 		}
@@ -104,4 +104,14 @@ func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
 		}
 	}
 	return false
+}
+
+// parseHop reads one X-Forwarded-For entry: an address, or an address with a port as some
+// proxies write it ("203.0.113.7:5123", "[2001:db8::1]:443").
+func parseHop(s string) (netip.Addr, error) {
+	if a, err := netip.ParseAddr(s); err == nil {
+		return a, nil
+	}
+	ap, err := netip.ParseAddrPort(s)
+	return ap.Addr(), err
 }

@@ -309,7 +309,7 @@ func sortedIDs(prefix string, n int) []string {
 }
 
 func bulkChannel(id, contactID string, it BulkChannel, now Time) Channel {
-	return Channel{ID: id, ContactID: contactID, Type: IntegrationCustom, UserID: it.UserID, Name: it.Name,
-		Email: strings.TrimSpace(it.Email), Phone: strings.TrimSpace(it.Phone), PlatformData: map[string]any{},
-		CreatedAt: now, UpdatedAt: now}
+	return Channel{ID: id, ContactID: contactID, ChannelProfile: ChannelProfile{Type: IntegrationCustom, UserID: it.UserID,
+		Name: it.Name, Email: strings.TrimSpace(it.Email), Phone: strings.TrimSpace(it.Phone)},
+		PlatformData: map[string]any{}, CreatedAt: now, UpdatedAt: now}
 }

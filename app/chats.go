@@ -51,20 +51,10 @@ type ChannelContact struct {
 
 // NestedChannel is a contact channel as nested in a chat member.
 type NestedChannel struct {
-	ID       string         `json:"id"`
-	Type     string         `json:"type"`
-	UserID   string         `json:"user_id"`
-	Avatar   string         `json:"avatar"`
-	Name     string         `json:"name"`
-	Username string         `json:"username"`
-	Email    string         `json:"email"`
-	Phone    string         `json:"phone"`
-	Country  string         `json:"country"`
-	Agent    string         `json:"agent"`
-	IP       string         `json:"ip"`
-	Language string         `json:"language"`
-	Link     string         `json:"link"`
-	Contact  ChannelContact `json:"contact"`
+	ID string `json:"id"`
+	ChannelProfile
+	Link    string         `json:"link"`
+	Contact ChannelContact `json:"contact"`
 }
 
 // Session is a chat member's session.
@@ -280,7 +270,7 @@ func (s *Service) attachConversation(tx Tx, chat *Chat, in ChatInput) error {
 	}
 	chat.ContactID, chat.ContactChannelID = ch.ContactID, ch.ID
 	st.IntegrationID, st.ChannelType = ch.Type, ch.Type
-	chat.State, chat.Link = st, ChannelLink(ch)
+	chat.State, chat.Link = st, ch.ChannelProfile.Link()
 	return nil
 }
 

@@ -6,20 +6,26 @@ import (
 	"strings"
 )
 
+// ChannelProfile is what a channel tells about its contact: the fields a request sets and
+// every channel shape (full, nested in a chat member, input) shows.
+type ChannelProfile struct {
+	Type     string `json:"type"`
+	UserID   string `json:"user_id"`
+	Avatar   string `json:"avatar"`
+	Name     string `json:"name"`
+	Username string `json:"username"`
+	Email    string `json:"email"`
+	Phone    string `json:"phone"`
+	Country  string `json:"country"`
+	Agent    string `json:"agent"`
+	IP       string `json:"ip"`
+	Language string `json:"language"`
+}
+
 // Channel is one way to reach a contact through an integration.
 type Channel struct {
-	ID           string         `json:"id"`
-	Type         string         `json:"type"`
-	UserID       string         `json:"user_id"`
-	Avatar       string         `json:"avatar"`
-	Name         string         `json:"name"`
-	Username     string         `json:"username"`
-	Email        string         `json:"email"`
-	Phone        string         `json:"phone"`
-	Country      string         `json:"country"`
-	Agent        string         `json:"agent"`
-	IP           string         `json:"ip"`
-	Language     string         `json:"language"`
+	ID string `json:"id"`
+	ChannelProfile
 	PlatformData map[string]any `json:"platform_data"`
 	CreatedAt    Time           `json:"created_at"`
 	UpdatedAt    Time           `json:"updated_at"`
@@ -66,17 +72,7 @@ type ContactTx interface {
 
 // ChannelInput is a channel in a request.
 type ChannelInput struct {
-	Type         string         `json:"type"`
-	UserID       string         `json:"user_id"`
-	Avatar       string         `json:"avatar"`
-	Name         string         `json:"name"`
-	Username     string         `json:"username"`
-	Email        string         `json:"email"`
-	Phone        string         `json:"phone"`
-	Country      string         `json:"country"`
-	Agent        string         `json:"agent"`
-	IP           string         `json:"ip"`
-	Language     string         `json:"language"`
+	ChannelProfile
 	PlatformData map[string]any `json:"platform_data"`
 }
 
@@ -115,17 +111,16 @@ func validateChannel(p Problems, field string, in ChannelInput) {
 }
 
 func newChannel(orgID, contactID string, in ChannelInput, now Time) Channel {
-	ch := Channel{ID: NewID("ch"), ContactID: contactID, Type: in.Type, UserID: in.UserID, Avatar: in.Avatar,
-		Name: in.Name, Username: in.Username, Email: in.Email, Phone: in.Phone, Country: in.Country,
-		Agent: in.Agent, IP: in.IP, Language: in.Language, PlatformData: in.PlatformData, CreatedAt: now, UpdatedAt: now}
+	ch := Channel{ID: NewID("ch"), ContactID: contactID, ChannelProfile: in.ChannelProfile,
+		PlatformData: in.PlatformData, CreatedAt: now, UpdatedAt: now}
 	if ch.PlatformData == nil {
 		ch.PlatformData = map[string]any{}
 	}
 	return ch
 }
 
-// ChannelLink is the address of a channel in its integration, where one exists.
-func ChannelLink(ch Channel) string {
+// Link is the address of the channel in its integration, where one exists.
+func (ch ChannelProfile) Link() string {
 	switch ch.Type {
 	case "email", "gmail", "outlook":
 		if ch.Email != "" {
@@ -199,7 +194,7 @@ func (s *Service) AddChannel(ctx context.Context, orgID, contactID string, in Ch
 			return err
 		}
 		ch = newChannel(orgID, contactID, in, s.now())
-		ch.Link = ChannelLink(ch)
+		ch.Link = ch.ChannelProfile.Link()
 		c.UpdatedAt = ch.CreatedAt
 		if err := tx.UpdateContact(c); err != nil {
 			return err

@@ -59,11 +59,11 @@ func scanChatMember(r rowScanner) (string, app.ChatMember, error) {
 		cm.User = &app.User{ID: mID.String, Name: mName.String, Avatar: mAvatar.String}
 	}
 	if ch[0].Valid {
-		n := &app.NestedChannel{ID: ch[0].String, Type: ch[1].String, UserID: ch[2].String, Avatar: ch[3].String,
-			Name: ch[4].String, Username: ch[5].String, Email: ch[6].String, Phone: ch[7].String, Country: ch[8].String,
-			Agent: ch[9].String, IP: ch[10].String, Language: ch[11].String,
+		n := &app.NestedChannel{ID: ch[0].String, ChannelProfile: app.ChannelProfile{Type: ch[1].String, UserID: ch[2].String,
+			Avatar: ch[3].String, Name: ch[4].String, Username: ch[5].String, Email: ch[6].String, Phone: ch[7].String,
+			Country: ch[8].String, Agent: ch[9].String, IP: ch[10].String, Language: ch[11].String},
 			Contact: app.ChannelContact{ID: ctID.String, Name: ctName.String, Blocked: ctBlocked.Bool, IsAdmin: ctAdmin.Bool}}
-		n.Link = app.ChannelLink(app.Channel{Type: n.Type, Email: n.Email, Phone: n.Phone, Username: n.Username})
+		n.Link = n.ChannelProfile.Link()
 		cm.ContactChannel = n
 		cm.Session = &app.Session{ID: cm.ID}
 	}

@@ -148,7 +148,7 @@ func (t *Tx) channelsOf(contactIDs []string) ([]app.Channel, error) {
 		if err := json.Unmarshal([]byte(pd), &ch.PlatformData); err != nil {
 			return nil, fmt.Errorf("sqlite: platform_data: %w", err)
 		}
-		ch.Link = app.ChannelLink(ch)
+		ch.Link = ch.ChannelProfile.Link()
 		out = append(out, ch)
 	}
 	return out, mapErr(rows.Err())

@@ -78,7 +78,7 @@ func prepare(t *testing.T, svc *app.Service, orgID string, dnsSrv *apitest.DNSSe
 	var ids []string
 	for i := range n {
 		c, err := svc.CreateContact(ctx, orgID, app.ContactInput{Name: fmt.Sprintf("C%02d", i),
-			Channels: []app.ChannelInput{{Type: "email", Email: fmt.Sprintf("c%02d@dest.test", i)}}})
+			Channels: []app.ChannelInput{{ChannelProfile: app.ChannelProfile{Type: "email", Email: fmt.Sprintf("c%02d@dest.test", i)}}}})
 		if err != nil {
 			t.Fatal(err)
 		}

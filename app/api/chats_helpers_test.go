@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -173,68 +172,11 @@ func chSameSet(t *testing.T, what string, got, want []string) {
 	}
 }
 
-var chTimeRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
-
-// chKind is the JSON type of a decoded value.
-func chKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case float64:
-		return "number"
-	case bool:
-		return "boolean"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	}
-	return "?"
-}
-
-// chShape checks that obj has exactly the fields of want, each of its type: a JSON type,
-// "time" (RFC 3339 UTC with milliseconds), a trailing "?" for "or null", "null", or
-// "absent" for a key that must be missing.
-func chShape(t *testing.T, what string, obj map[string]any, want map[string]string) {
-	t.Helper()
-	if obj == nil {
-		t.Errorf("%s: not an object", what)
-		return
-	}
-	for f, typ := range want {
-		v, ok := obj[f]
-		if typ == "absent" {
-			if ok {
-				t.Errorf("%s.%s = %#v: want the key absent", what, f, v)
-			}
-			continue
-		}
-		if !ok {
-			t.Errorf("%s: field %q missing", what, f)
-			continue
-		}
-		base, nullable := strings.TrimSuffix(typ, "?"), strings.HasSuffix(typ, "?")
-		if v == nil && (nullable || base == "null") {
-			continue
-		}
-		if base == "time" {
-			if s, isStr := v.(string); !isStr || !chTimeRE.MatchString(s) {
-				t.Errorf("%s.%s = %#v: want an RFC 3339 UTC timestamp with milliseconds", what, f, v)
-			}
-			continue
-		}
-		if k := chKind(v); k != base {
-			t.Errorf("%s.%s = %#v: JSON %s, want %s", what, f, v, k, typ)
-		}
-	}
-	for f := range obj {
-		if _, ok := want[f]; !ok {
-			t.Errorf("%s: unexpected field %q", what, f)
-		}
-	}
-}
+// The shape checker is shared with every package's tests.
+var (
+	chShape = apitest.ExpectShape
+	chKind  = apitest.JSONKind
+)
 
 // Field lists of the spec (with the few fields the service adds, marked).
 var (

@@ -104,60 +104,11 @@ func ctID(t *testing.T, id any, prefix string) {
 	}
 }
 
-var ctTimestampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
-
-// ctKind is the JSON type of a decoded value: string, number, boolean, null, object, array.
-func ctKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case float64:
-		return "number"
-	case bool:
-		return "boolean"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	}
-	return "?"
-}
-
-// ctShape checks that obj has exactly the fields of want, each of the named JSON type.
-// Type "time" is an RFC 3339 UTC timestamp with milliseconds; "time?" is that or null;
-// "string?" is a string or null.
-func ctShape(t *testing.T, what string, obj map[string]any, want map[string]string) {
-	t.Helper()
-	for f, typ := range want {
-		v, ok := obj[f]
-		if !ok {
-			t.Errorf("%s: field %q missing in %v", what, f, obj)
-			continue
-		}
-		switch typ {
-		case "time", "time?":
-			s, isStr := v.(string)
-			if !(isStr && ctTimestampRE.MatchString(s)) && !(typ == "time?" && v == nil) {
-				t.Errorf("%s.%s = %#v: want an RFC 3339 UTC timestamp with milliseconds", what, f, v)
-			}
-		case "string?":
-			if k := ctKind(v); k != "string" && k != "null" {
-				t.Errorf("%s.%s = %#v: want a string or null", what, f, v)
-			}
-		default:
-			if k := ctKind(v); k != typ {
-				t.Errorf("%s.%s = %#v: JSON %s, want %s", what, f, v, k, typ)
-			}
-		}
-	}
-	for f := range obj {
-		if _, ok := want[f]; !ok {
-			t.Errorf("%s: unexpected field %q", what, f)
-		}
-	}
-}
+// The shape checker is shared with every package's tests.
+var (
+	ctShape = apitest.ExpectShape
+	ctKind  = apitest.JSONKind
+)
 
 var (
 	ctContactShape = map[string]string{

@@ -73,6 +73,9 @@ type DeliveryTx interface {
 	// the oldest first within each.
 	ClaimDue(now, leaseUntil Time, limit, perEndpoint int, busy map[string]int) ([]Job, error)
 	GetDelivery(orgID, id string) (Delivery, error)
+	// DeliveryState reads a delivery's own columns only (no event, no attempts): what
+	// recording an attempt needs, on the hot path.
+	DeliveryState(orgID, id string) (Delivery, error)
 	ListDeliveries(orgID, webhookID, status string, p Page) ([]Delivery, int, error)
 	CreateDelivery(d Delivery) error
 	// FinishAttempt stores the attempt and the delivery's new state, and clears its lease.
@@ -99,7 +102,7 @@ func (s *Service) ClaimDeliveries(ctx context.Context, limit, perEndpoint int, b
 // endpoint's failure streak and may disable it. A success resets the streak.
 func (s *Service) FinishDelivery(ctx context.Context, j Job, a Attempt) error {
 	return s.Store.Write(ctx, func(tx Tx) error {
-		d, err := tx.GetDelivery(j.OrgID, j.DeliveryID)
+		d, err := tx.DeliveryState(j.OrgID, j.DeliveryID)
 		if IsNotFound(err) || (err == nil && d.Status != DeliveryPending) {
 			return nil // endpoint deleted or delivery settled meanwhile
 		}

@@ -103,6 +103,15 @@ func scanDelivery(r rowScanner) (app.Delivery, error) {
 	return d, err
 }
 
+// DeliveryState reads a delivery's own columns.
+func (t *Tx) DeliveryState(orgID, id string) (app.Delivery, error) {
+	var d app.Delivery
+	err := t.row(`SELECT id, org_id, webhook_id, event_id, event_type, status, attempts_count, next_attempt_at,
+		created_at, updated_at FROM webhook_deliveries WHERE id = ? AND org_id = ?`, id, orgID).Scan(&d.ID, &d.OrgID,
+		&d.WebhookID, &d.EventID, &d.EventType, &d.Status, &d.AttemptsCount, &d.NextAttemptAt, &d.CreatedAt, &d.UpdatedAt)
+	return d, one(err, "delivery")
+}
+
 // GetDelivery reads a delivery with its event and attempts; an empty orgID matches any.
 func (t *Tx) GetDelivery(orgID, id string) (app.Delivery, error) {
 	d, err := scanDelivery(t.row(`SELECT `+deliveryColumns+` FROM webhook_deliveries d

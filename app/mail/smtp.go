@@ -34,7 +34,7 @@ type Mailer struct {
 func New(rawURL, caFile string, poolSize int, clock app.Clock) (*Mailer, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Hostname() == "" {
-		return nil, fmt.Errorf("mail: email.smtp_url must be smtp://[user:pass@]host:port or smtps://...")
+		return nil, fmt.Errorf("mail: email.smtp_url must be smtp://[user:pass@]host:port (STARTTLS) or smtps://[user:pass@]host:port (TLS)")
 	}
 	port := u.Port()
 	if port == "" {

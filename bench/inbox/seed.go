@@ -64,7 +64,7 @@ func seed(ctx context.Context, path string, s seedSpec, log func(string, ...any)
 		}
 		types := []string{"email", "whatsapp", "telegram", "sms", "custom", "messenger"}
 		for i := range s.contacts {
-			first, last := strings.Title(words[rng.IntN(len(words))]), strings.Title(words[rng.IntN(len(words))]) //nolint:staticcheck // ASCII words
+			first, last := capitalize(words[rng.IntN(len(words))]), capitalize(words[rng.IntN(len(words))])
 			name := first + " " + last
 			c := channel{id: app.NewID("ch"), contact: app.NewID("ct"), typ: types[i%len(types)]}
 			ts := at(time.Duration(rng.Int64N(int64(span))))
@@ -248,4 +248,12 @@ func sentence(rng *rand.Rand, words []string) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// capitalize upper-cases the first letter of an ASCII word.
+func capitalize(w string) string {
+	if w == "" {
+		return w
+	}
+	return strings.ToUpper(w[:1]) + w[1:]
 }

@@ -20,15 +20,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"runtime/pprof"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/emersion/go-smtp"
 
 	"wsapi/app"
+	"wsapi/bench/internal/measure"
 	"wsapi/cli"
 )
 
@@ -106,15 +105,6 @@ func (s *session) Data(r io.Reader) error {
 	s.sink.last = now
 	s.sink.mu.Unlock()
 	return nil
-}
-
-// cpuTime is the CPU time (user + system) the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // txtMap answers the TXT records the bench publishes (the service's dns.resolver seam).
@@ -196,24 +186,18 @@ func run(n, workers int, withHTML bool, wait, poll time.Duration, cpuprofile str
 	}
 	fmt.Printf("seeded %d contacts in %s\n", n, time.Since(seedStart).Round(time.Millisecond))
 
-	if cpuprofile != "" {
-		f, err := os.Create(cpuprofile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := measure.StartCPUProfile(cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	rt.Start()
 	in := app.BroadcastInput{Name: "Bench", IntegrationID: app.IntegrationEmail, IdentityID: identity.ID,
 		Subject: "Our news", Text: "Hello,\n\nhere is what is new this month.\n\nThe team", SegmentIDs: []string{seg.ID}}
 	if withHTML {
 		in.HTML = `<html><body><h1>News</h1><p>Hello, here is <a href="https://example.com/news">what is new</a> this month.</p></body></html>`
 	}
-	cpuStart := cpuTime()
+	cpuStart := measure.CPUTime()
 	start := time.Now()
 	b, err := svc.CreateBroadcast(ctx, org, in)
 	if err != nil {
@@ -244,7 +228,7 @@ func run(n, workers int, withHTML bool, wait, poll time.Duration, cpuprofile str
 			fmt.Fprintf(os.Stderr, "  %d/%d processed after %s\n", b.Counts.Processed, b.Counts.Recipients, time.Since(start).Round(time.Second))
 		}
 	}
-	cpu := cpuTime() - cpuStart
+	cpu := measure.CPUTime() - cpuStart
 	// The broadcast's updated_at is the moment it became SENT (the service runs on the real
 	// clock), so the total does not depend on the polling interval.
 	total := b.UpdatedAt.Sub(start)

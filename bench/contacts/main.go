@@ -24,10 +24,10 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
-	"syscall"
 	"time"
 
 	"wsapi/app"
+	"wsapi/bench/internal/measure"
 	"wsapi/cli"
 )
 
@@ -113,17 +113,11 @@ func run(o options) error {
 
 	srv := httptest.NewServer(rt.Handler)
 	defer srv.Close()
-	if o.cpuprofile != "" {
-		f, err := os.Create(o.cpuprofile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := measure.StartCPUProfile(o.cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	runtime.GC()
 	dry, dryTime, err := post(srv.URL+"/orgs/c/contacts/bulk/dry", nk.Token, body)
 	if err != nil {
@@ -225,7 +219,7 @@ func post(url, token string, body []byte) (app.BulkResult, time.Duration, error)
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), measure.CPUTime()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return res, 0, err
@@ -233,7 +227,7 @@ func post(url, token string, body []byte) (app.BulkResult, time.Duration, error)
 	data, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	took := time.Since(start)
-	lastCPU = cpuTime() - cpu0
+	lastCPU = measure.CPUTime() - cpu0
 	if err != nil {
 		return res, took, err
 	}
@@ -245,16 +239,6 @@ func post(url, token string, body []byte) (app.BulkResult, time.Duration, error)
 
 // lastCPU is the CPU time (user + system, all threads) the last post took.
 var lastCPU time.Duration
-
-// cpuTime is the CPU time of the process so far: on a busy machine it tells the work a
-// request did apart from the time it waited for a core.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)

@@ -28,9 +28,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"wsapi/bench/internal/measure"
 	"wsapi/cli"
 )
 
@@ -168,12 +168,12 @@ func run(dbPath string, spec seedSpec, clients int, duration time.Duration, take
 		if only != "" && !strings.Contains(m.name, only) {
 			continue
 		}
-		cpu0 := cpuTime()
+		cpu0 := measure.CPUTime()
 		lat, err := load(get, pathOf, m, clients, duration)
 		if err != nil {
 			return err
 		}
-		perReq := float64((cpuTime() - cpu0).Microseconds()) / 1000 / float64(max(1, len(lat)))
+		perReq := float64((measure.CPUTime() - cpu0).Microseconds()) / 1000 / float64(max(1, len(lat)))
 		fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %.1f ms | %s |\n", m.name, len(lat), float64(len(lat))/duration.Seconds(),
 			pct(lat, 50), pct(lat, 90), pct(lat, 99), pct(lat, 100), perReq, counts[m.name])
 	}
@@ -259,13 +259,6 @@ func load(get func(string) (int, string, []byte, error), pathOf func(string) str
 	wg.Wait()
 	slices.Sort(all)
 	return all, firstErr
-}
-
-// cpuTime is the CPU time the process (server and clients) used so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func pct(sorted []time.Duration, p int) string {

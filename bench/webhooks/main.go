@@ -18,12 +18,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"slices"
 	"sync"
 	"time"
 
 	"wsapi/app"
+	"wsapi/bench/internal/measure"
 	"wsapi/cli"
 )
 
@@ -125,17 +125,11 @@ func run(n, receivers, workers, batch int, tick, wait time.Duration, cpuprofile 
 		orgs = append(orgs, org.ID)
 	}
 
-	if cpuprofile != "" {
-		f, err := os.Create(cpuprofile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := measure.StartCPUProfile(cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	rt.Start()
 
 	emitted := make(map[string]time.Time, n)

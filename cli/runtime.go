@@ -36,6 +36,7 @@ type Runtime struct {
 	Knowledge  *knowledge.Processor
 	Janitor    *janitor.Janitor
 
+	mailer  *mail.Mailer
 	stop    context.CancelFunc
 	stopped chan struct{}
 }
@@ -79,7 +80,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 	}
 	svc := app.NewService(db, opt.Clock, log)
 	rt := &Runtime{Config: cfg, DB: db, Service: svc, Log: log}
-	if err := rt.wireWebhooks(cfg, opt); err != nil {
+	if err := rt.wire(cfg, opt); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -98,53 +99,75 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 	return rt, nil
 }
 
-// wireWebhooks seals secrets with the key file and sets up the guarded sender, the
-// dispatcher (nudged by every commit that queues deliveries) and the janitor.
-func (rt *Runtime) wireWebhooks(cfg Config, opt Options) error {
+// wire connects the service to its collaborators and makes the background workers.
+func (rt *Runtime) wire(cfg Config, opt Options) error {
 	box, err := secret.LoadOrCreate(cfg.keyFile())
 	if err != nil {
 		return err
 	}
 	rt.DB.SetSealer(box)
 	rt.Service.Tokens = box.Signer()
-	if err := rt.wireEmail(cfg); err != nil {
-		return err
+	rt.Service.PublicURL = cfg.HTTP.PublicURL
+	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireEmail, rt.wireKnowledge} {
+		if err := step(cfg, opt); err != nil {
+			return err
+		}
 	}
+	rt.wireOAuth(cfg)
+	// Every commit that queues background work wakes the workers at once.
+	rt.DB.OnWorkQueued(func() {
+		rt.Dispatcher.Nudge()
+		rt.Sender.Nudge()
+	})
+	rt.Janitor = &janitor.Janitor{Interval: time.Minute, Log: rt.Log, Tasks: []janitor.Task{
+		{Name: "webhook delivery retention", Run: rt.Service.PurgeDeliveries},
+		{Name: "temporary chats", Run: rt.Service.PurgeTemporaryChats},
+	}}
+	return nil
+}
+
+// guardedClient is the SSRF-guarded outbound client of webhooks and crawls.
+func guardedClient(cfg Config, opt Options, followRedirects bool) (*http.Client, error) {
+	wc := cfg.Webhooks
+	return webhook.NewHTTPClient(webhook.ClientOptions{Timeout: wc.Timeout, AllowPrivate: wc.AllowPrivateTargets,
+		CAFile: wc.CAFile, Resolver: opt.Resolver, FollowRedirects: followRedirects})
+}
+
+// wireWebhooks sets the delivery policy, the guarded sender and the dispatcher.
+func (rt *Runtime) wireWebhooks(cfg Config, opt Options) error {
 	wc := cfg.Webhooks
 	rt.Service.Webhooks = app.WebhookPolicy{RetrySchedule: wc.RetrySchedule, DisableAfter: wc.DisableAfter,
 		Timeout: wc.Timeout, Retention: wc.Retention, AllowPrivateTargets: wc.AllowPrivateTargets}
 	rt.Service.Resolver = opt.Resolver
-	rt.Service.PublicURL = cfg.HTTP.PublicURL
-	client, err := webhook.NewHTTPClient(webhook.ClientOptions{Timeout: wc.Timeout, AllowPrivate: wc.AllowPrivateTargets,
-		CAFile: wc.CAFile, Resolver: opt.Resolver})
+	client, err := guardedClient(cfg, opt, false)
 	if err != nil {
 		return err
 	}
 	sender := &webhook.Sender{HTTP: client, Clock: rt.Service.Clock}
 	rt.Service.Sender = sender
 	rt.Dispatcher = webhook.NewDispatcher(rt.Service, sender, wc.Workers, wc.Tick, rt.Log)
-	rt.DB.OnWorkQueued(func() {
-		rt.Dispatcher.Nudge()
-		rt.Sender.Nudge()
-	})
-	crawler, err := webhook.NewHTTPClient(webhook.ClientOptions{Timeout: wc.Timeout, AllowPrivate: wc.AllowPrivateTargets,
-		CAFile: wc.CAFile, Resolver: opt.Resolver, FollowRedirects: true})
+	return nil
+}
+
+// wireKnowledge makes the processor, which crawls through the guarded client.
+func (rt *Runtime) wireKnowledge(cfg Config, opt Options) error {
+	crawler, err := guardedClient(cfg, opt, true)
 	if err != nil {
 		return err
 	}
 	rt.Knowledge = &knowledge.Processor{Service: rt.Service, HTTP: crawler, Tick: cfg.Knowledge.Tick, Log: rt.Log}
 	rt.Service.KnowledgeMaxPages = cfg.Knowledge.MaxPages
+	return nil
+}
+
+// wireOAuth registers the configured providers; viper lowercases map keys, types are upper.
+func (rt *Runtime) wireOAuth(cfg Config) {
 	rt.Service.OAuthClient = oauth.New()
 	rt.Service.OAuth = map[string]app.OAuthProvider{}
 	for typ, p := range cfg.OAuth.Providers {
 		rt.Service.OAuth[strings.ToUpper(typ)] = app.OAuthProvider{ClientID: p.ClientID, ClientSecret: p.ClientSecret,
 			AuthURL: p.AuthURL, TokenURL: p.TokenURL, UserinfoURL: p.UserinfoURL, APIURL: p.APIURL, Scopes: p.Scopes}
 	}
-	rt.Janitor = &janitor.Janitor{Interval: time.Minute, Log: rt.Log, Tasks: []janitor.Task{
-		{Name: "webhook delivery retention", Run: rt.Service.PurgeDeliveries},
-		{Name: "temporary chats", Run: rt.Service.PurgeTemporaryChats},
-	}}
-	return nil
 }
 
 // Start runs the background workers until Close.
@@ -164,18 +187,22 @@ func (rt *Runtime) Start() {
 	}()
 }
 
-// Close stops the workers, waits for them, and closes the database.
+// Close stops the workers, waits for them, ends idle SMTP connections and closes the
+// database.
 func (rt *Runtime) Close() error {
 	if rt.stop != nil {
 		rt.stop()
 		<-rt.stopped
+	}
+	if rt.mailer != nil {
+		rt.mailer.Close()
 	}
 	return rt.DB.Close()
 }
 
 // wireEmail sets the DNS resolver for domain checks, the SMTP mailer (when email.smtp_url is
 // set) and the broadcast sender.
-func (rt *Runtime) wireEmail(cfg Config) error {
+func (rt *Runtime) wireEmail(cfg Config, _ Options) error {
 	rt.Service.DNS = net.DefaultResolver
 	if addr := cfg.DNS.Resolver; addr != "" {
 		rt.Service.DNS = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
@@ -188,7 +215,7 @@ func (rt *Runtime) wireEmail(cfg Config) error {
 		if err != nil {
 			return err
 		}
-		rt.Service.Mailer = m
+		rt.Service.Mailer, rt.mailer = m, m
 	}
 	rt.Sender = mail.NewWorker(rt.Service, cfg.Email.Workers, cfg.Email.Tick, rt.Log)
 	return nil

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"strconv"
+	"strings"
 )
 
 // InboxFilter is every query parameter of GET /inbox. Empty strings and "ALL" filter nothing.
@@ -66,7 +67,7 @@ func ParseInboxFilter(get func(string) string, memberID string) (InboxFilter, er
 	}
 	for _, c := range checks {
 		if c.value != "" && !oneOf(c.value, c.allowed) {
-			p.Add(c.field, "must be one of "+join(c.allowed))
+			p.Add(c.field, "must be one of "+strings.Join(c.allowed, ", "))
 		}
 	}
 	if v := get("csat_max"); v != "" {
@@ -79,16 +80,6 @@ func ParseInboxFilter(get func(string) string, memberID string) (InboxFilter, er
 	return f, p.Err()
 }
 
-func join(xs []string) string {
-	out := ""
-	for i, x := range xs {
-		if i > 0 {
-			out += ", "
-		}
-		out += x
-	}
-	return out
-}
 
 // Inbox lists chats newest activity first, by page or by cursor.
 func (s *Service) Inbox(ctx context.Context, orgID string, f InboxFilter, next string, pg Page) (l List[Chat], err error) {

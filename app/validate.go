@@ -2,7 +2,6 @@ package app
 
 import (
 	"net/mail"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -39,5 +38,3 @@ func NormalizePhone(s string) string {
 
 // NormalizeEmail is the form emails are matched in.
 func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
-
-func sortStrings(xs []string) { sort.Strings(xs) }

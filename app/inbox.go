@@ -80,7 +80,6 @@ func ParseInboxFilter(get func(string) string, memberID string) (InboxFilter, er
 	return f, p.Err()
 }
 
-
 // Inbox lists chats newest activity first, by page or by cursor.
 func (s *Service) Inbox(ctx context.Context, orgID string, f InboxFilter, next string, pg Page) (l List[Chat], err error) {
 	var after *InboxCursor

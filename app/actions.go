@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -72,7 +73,7 @@ func (s *Service) ResolveActionFields(ctx context.Context, c Caller, in FieldsIn
 	}
 	for i, d := range in.Definitions {
 		t, _ := d.Definition["type"].(string)
-		if d.Path == "" || !oneOf(t, FieldTypes) {
+		if d.Path == "" || !slices.Contains(FieldTypes, t) {
 			p.Add("definitions["+itoa(i)+"]", "needs a path and a definition whose type is a Field type")
 		}
 	}
@@ -191,7 +192,7 @@ func connectionTypes(def FieldDefinition) (types []string) {
 		types = v
 	case []any: // a client's definition, decoded from JSON
 		for _, x := range v {
-			if s, ok := x.(string); ok && !oneOf(s, types) {
+			if s, ok := x.(string); ok && !slices.Contains(types, s) {
 				types = append(types, s)
 			}
 		}

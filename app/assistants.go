@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	_ "time/tzdata" // timezones validate the same on machines without zoneinfo
@@ -99,10 +100,10 @@ func validateAssistantConfig(p Problems, c AssistantConfig) {
 	if _, err := time.LoadLocation(c.Timezone); err != nil || c.Timezone == "" || c.Timezone == "Local" {
 		p.Add("config.timezone", "must be an IANA time zone such as Europe/Paris")
 	}
-	if !oneOf(c.KnowledgeScope, []string{"all", "none", "selected"}) {
+	if !slices.Contains([]string{"all", "none", "selected"}, c.KnowledgeScope) {
 		p.Add("config.knowledge_scope", "must be all, none or selected")
 	}
-	if !oneOf(c.Conversation.ThreadMode, []string{"new", "continue"}) {
+	if !slices.Contains([]string{"new", "continue"}, c.Conversation.ThreadMode) {
 		p.Add("config.conversation.thread_mode", "must be new or continue")
 	}
 	if CharCount(c.Instructions) > 20000 {

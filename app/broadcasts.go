@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"strings"
 )
 
@@ -75,7 +76,7 @@ type BroadcastInput struct {
 func validateBroadcast(in BroadcastInput) error {
 	p := Problems{}
 	validateName(p, "name", in.Name, 255)
-	if !oneOf(in.IntegrationID, BroadcastIntegrations) {
+	if !slices.Contains(BroadcastIntegrations, in.IntegrationID) {
 		p.Add("integration_id", "must be one of "+strings.Join(BroadcastIntegrations, ", "))
 	}
 	if in.IntegrationID == IntegrationEmail {

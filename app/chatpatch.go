@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"strings"
 )
 
@@ -22,10 +23,10 @@ func validateChatPatch(in ChatPatch) error {
 	if in.Title.Set && !in.Title.Null && CharCount(in.Title.Value) > 255 {
 		p.Add("title", "must be at most 255 characters")
 	}
-	if in.Visibility != nil && !oneOf(*in.Visibility, Visibilities) {
+	if in.Visibility != nil && !slices.Contains(Visibilities, *in.Visibility) {
 		p.Add("visibility", "must be one of "+strings.Join(Visibilities, ", "))
 	}
-	if in.State != nil && !oneOf(*in.State, ChatStates) {
+	if in.State != nil && !slices.Contains(ChatStates, *in.State) {
 		p.Add("state", "must be one of "+strings.Join(ChatStates, ", "))
 	}
 	if in.CSATScore.Set && !in.CSATScore.Null && (in.CSATScore.Value < 0 || in.CSATScore.Value > 5) {

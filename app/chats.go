@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 )
@@ -203,7 +204,7 @@ func validateChatInput(in *ChatInput) error {
 	if in.Visibility == "" {
 		in.Visibility = "PRIVATE"
 	}
-	if !oneOf(in.Visibility, Visibilities) {
+	if !slices.Contains(Visibilities, in.Visibility) {
 		p.Add("visibility", "must be one of "+strings.Join(Visibilities, ", "))
 	}
 	if in.Title != nil && CharCount(*in.Title) > 255 {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -42,7 +43,7 @@ var secretLooking = []string{"secret", "token", "password", "api_key", "apikey",
 
 func validateConnection(in ConnectionInput) error {
 	p := Problems{}
-	if !oneOf(in.Type, ConnectionTypes) {
+	if !slices.Contains(ConnectionTypes, in.Type) {
 		p.Add("type", "must be one of "+strings.Join(ConnectionTypes, ", "))
 	}
 	validateName(p, "name", in.Name, 255)
@@ -116,7 +117,7 @@ func (s *Service) GetConnection(ctx context.Context, orgID, id string) (c Connec
 
 // ListConnections lists connections by name, optionally of one type.
 func (s *Service) ListConnections(ctx context.Context, orgID, typ string, pg Page) (l List[Connection], err error) {
-	if typ != "" && !oneOf(typ, ConnectionTypes) {
+	if typ != "" && !slices.Contains(ConnectionTypes, typ) {
 		return l, Invalid("type", "must be a connection type")
 	}
 	err = s.Store.Read(ctx, func(tx Tx) error {

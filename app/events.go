@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // Event types that customers can subscribe to, and ping, which only the Test operation sends.
@@ -35,12 +36,7 @@ var EventTypes = []EventType{
 }
 
 func subscribable(t string) bool {
-	for _, et := range EventTypes {
-		if et.Type == t {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(EventTypes, func(et EventType) bool { return et.Type == t })
 }
 
 // Event is the envelope delivered to endpoints. Body holds the exact bytes sent on every

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -66,7 +67,7 @@ func ParseInboxFilter(get func(string) string, memberID string) (InboxFilter, er
 		{"filter", f.Filter, InboxFilters},
 	}
 	for _, c := range checks {
-		if c.value != "" && !oneOf(c.value, c.allowed) {
+		if c.value != "" && !slices.Contains(c.allowed, c.value) {
 			p.Add(c.field, "must be one of "+strings.Join(c.allowed, ", "))
 		}
 	}

@@ -1,5 +1,7 @@
 package app
 
+import "slices"
+
 // Integration ids: the channel types of contacts and the integration of chats and
 // broadcasts. The spec names internal, custom and email; the nine provider values are ours.
 var Integrations = []string{
@@ -16,10 +18,5 @@ const (
 
 // ValidIntegration tells a known integration id.
 func ValidIntegration(id string) bool {
-	for _, i := range Integrations {
-		if i == id {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(Integrations, id)
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -206,10 +207,10 @@ func (s *Service) ListKnowledge(ctx context.Context, orgID, assistantID string, 
 	if CharCount(f.Search) > 256 {
 		p.Add("search", "must be at most 256 characters")
 	}
-	if f.Type != "" && f.Type != "ALL" && !oneOf(f.Type, KnowledgeTypes) {
+	if f.Type != "" && f.Type != "ALL" && !slices.Contains(KnowledgeTypes, f.Type) {
 		p.Add("type", "must be ALL, TEXT, FILE or URL")
 	}
-	if f.Status != "" && f.Status != "ALL" && !oneOf(f.Status, KnowledgeStatuses) {
+	if f.Status != "" && f.Status != "ALL" && !slices.Contains(KnowledgeStatuses, f.Status) {
 		p.Add("status", "must be ALL, PENDING, PROCESSING, PROCESSED or FAILED")
 	}
 	var after *KnowledgeCursor

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"strings"
 )
 
@@ -115,13 +116,13 @@ type MessageInput struct {
 
 func validateMessage(in *MessageInput) error {
 	p := Problems{}
-	if !oneOf(in.Role, MessageRoles) {
+	if !slices.Contains(MessageRoles, in.Role) {
 		p.Add("role", "must be one of "+strings.Join(MessageRoles, ", "))
 	}
 	if in.Status == "" {
 		in.Status = "COMPLETED"
 	}
-	if !oneOf(in.Status, RunStatuses) {
+	if !slices.Contains(RunStatuses, in.Status) {
 		p.Add("status", "must be one of "+strings.Join(RunStatuses, ", "))
 	}
 	if in.Model != "" && !ValidModel(in.Model) {
@@ -252,7 +253,7 @@ type MessagePatch struct {
 
 // UpdateMessage applies a MessagePatch; the chat's status follows its newest message.
 func (s *Service) UpdateMessage(ctx context.Context, orgID, chatID, id string, in MessagePatch) (m Message, err error) {
-	if in.Status != nil && !oneOf(*in.Status, RunStatuses) {
+	if in.Status != nil && !slices.Contains(RunStatuses, *in.Status) {
 		return m, Invalid("status", "must be one of "+strings.Join(RunStatuses, ", "))
 	}
 	err = s.Store.Write(ctx, func(tx Tx) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -102,7 +103,7 @@ func (s *Service) DeleteNote(ctx context.Context, orgID, contactID, id string) e
 // CreateMemory records a memory about a contact.
 func (s *Service) CreateMemory(ctx context.Context, c Caller, contactID string, in MemoryInput) (Memory, error) {
 	p := Problems{}
-	if !oneOf(in.Type, MemoryTypes) {
+	if !slices.Contains(MemoryTypes, in.Type) {
 		p.Add("type", "must be one of "+strings.Join(MemoryTypes, ", "))
 	}
 	if in.Importance == nil || *in.Importance < 0 || *in.Importance > 1 {
@@ -158,15 +159,6 @@ func (s *Service) ListMemories(ctx context.Context, orgID, contactID, next strin
 // DeleteMemory removes a memory.
 func (s *Service) DeleteMemory(ctx context.Context, orgID, contactID, id string) error {
 	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteMemory(orgID, contactID, id) })
-}
-
-func oneOf(v string, set []string) bool {
-	for _, s := range set {
-		if s == v {
-			return true
-		}
-	}
-	return false
 }
 
 // encodeCursor makes an opaque cursor of a position.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -93,7 +94,7 @@ var subdomainPattern = regexp.MustCompile(`^[a-z0-9-]+$`)
 const stateLifetime = time.Hour
 
 func (s *Service) oauthProvider(p Problems, typ, sub string) (OAuthProvider, bool) {
-	if !oneOf(typ, ConnectionTypes) {
+	if !slices.Contains(ConnectionTypes, typ) {
 		p.Add("type", "must be a connection type")
 		return OAuthProvider{}, false
 	}

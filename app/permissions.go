@@ -1,5 +1,7 @@
 package app
 
+import "slices"
+
 import "strings"
 
 // Permission is "<area>:read" or "<area>:write". Write implies read.
@@ -50,15 +52,7 @@ func BuiltinPermissions(role string) []Permission {
 // ValidPermission tells whether p names a known area and access.
 func ValidPermission(p Permission) bool {
 	area, access, ok := strings.Cut(string(p), ":")
-	if !ok || (access != "read" && access != "write") {
-		return false
-	}
-	for _, a := range Areas {
-		if a == area {
-			return true
-		}
-	}
-	return false
+	return ok && (access == "read" || access == "write") && slices.Contains(Areas, area)
 }
 
 // PermissionSet answers whether a role grants a permission.

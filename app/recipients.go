@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -110,7 +111,7 @@ func ParseRecipientFilter(get func(string) string) (RecipientFilter, error) {
 		ContactID: get("contact_id"), UserID: get("user_id"), Username: get("username"), Email: get("email"),
 		SortField: get("sort_field"), Flags: map[string]bool{}}
 	p := Problems{}
-	if f.Status != "" && !oneOf(f.Status, []string{"ALL", RecipientSending, RecipientProcessed}) {
+	if f.Status != "" && !slices.Contains([]string{"ALL", RecipientSending, RecipientProcessed}, f.Status) {
 		p.Add("status", "must be ALL, SENDING or PROCESSED")
 	}
 	if f.IntegrationID != "" && !ValidIntegration(f.IntegrationID) {
@@ -128,7 +129,7 @@ func ParseRecipientFilter(get func(string) string) (RecipientFilter, error) {
 	if f.SortField == "" {
 		f.SortField = "created_at"
 	}
-	if !oneOf(f.SortField, []string{"created_at", "updated_at"}) {
+	if !slices.Contains([]string{"created_at", "updated_at"}, f.SortField) {
 		p.Add("sort_field", "must be created_at or updated_at")
 	}
 	switch get("sort_direction") {
@@ -182,7 +183,7 @@ type RecipientEventInput struct {
 // events; unsubscribed unsubscribes the contact; failed keeps the reason as error_message.
 func (s *Service) RecordRecipientEvent(ctx context.Context, orgID, id string, in RecipientEventInput) (r Recipient, err error) {
 	p := Problems{}
-	if !oneOf(in.Type, []string{"sent", "delivered", "bounced", "complained", "opened", "played", "failed", "unsubscribed"}) {
+	if !slices.Contains([]string{"sent", "delivered", "bounced", "complained", "opened", "played", "failed", "unsubscribed"}, in.Type) {
 		p.Add("type", "must be sent, delivered, bounced, complained, opened, played, failed or unsubscribed")
 	}
 	if CharCount(in.Reason) > 1000 {

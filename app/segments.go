@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"strings"
 )
 
@@ -46,12 +47,7 @@ type SegmentInput struct {
 }
 
 func validColor(c string) bool {
-	for _, v := range SegmentColors {
-		if v == c {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(SegmentColors, c)
 }
 
 func validateSegment(in SegmentInput, creating bool) error {

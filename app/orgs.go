@@ -78,11 +78,11 @@ func newOrg(name string, parent *string, now Time) Org {
 }
 
 func validateName(p Problems, field, name string, max int) {
-	n := len([]rune(strings.TrimSpace(name)))
+	n := CharCount(strings.TrimSpace(name))
 	switch {
 	case n == 0:
 		p.Add(field, "is required")
-	case len([]rune(name)) > max:
+	case CharCount(name) > max:
 		p.Add(field, "must be at most "+itoa(max)+" characters")
 	}
 }

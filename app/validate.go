@@ -4,12 +4,13 @@ import (
 	"net/mail"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // CharCount counts Unicode characters, the unit of every length bound of the API.
-func CharCount(s string) int { return len([]rune(s)) }
+func CharCount(s string) int { return utf8.RuneCountInString(s) }
 
 // validEmail tells a bare address (no display name) that net/mail accepts.
 func validEmail(s string) bool {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
 	"golang.org/x/net/html"
@@ -34,7 +35,7 @@ func Chunk(text string, size int) []string {
 			continue
 		}
 		for _, piece := range splitLong(para, size) {
-			if cur.Len() > 0 && len([]rune(cur.String()))+len([]rune(piece))+2 > size {
+			if cur.Len() > 0 && utf8.RuneCountInString(cur.String())+utf8.RuneCountInString(piece)+2 > size {
 				flush()
 			}
 			if cur.Len() > 0 {

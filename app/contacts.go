@@ -92,20 +92,27 @@ type ContactPatch struct {
 	UnsubscribeFeedback *string `json:"unsubscribe_feedback"`
 }
 
-func validateChannel(p Problems, field string, in ChannelInput) {
+// validateChannel checks a channel; prefix names where it sits in the body ("" at the top).
+func validateChannel(p Problems, prefix string, in ChannelInput) {
+	field := func(name string) string {
+		if prefix == "" {
+			return name
+		}
+		return prefix + "." + name
+	}
 	if !ValidIntegration(in.Type) {
-		p.Add(field+".type", "must be one of "+strings.Join(Integrations, ", "))
+		p.Add(field("type"), "must be one of "+strings.Join(Integrations, ", "))
 	}
 	if in.Email != "" && !validEmail(in.Email) {
-		p.Add(field+".email", "must be an email address")
+		p.Add(field("email"), "must be an email address")
 	}
 	if in.Phone != "" && NormalizePhone(in.Phone) == "" {
-		p.Add(field+".phone", "must be 5 to 20 digits (spaces, +, (, ) and - are allowed)")
+		p.Add(field("phone"), "must be 5 to 20 digits (spaces, +, (, ) and - are allowed)")
 	}
 	for name, v := range map[string]string{"user_id": in.UserID, "name": in.Name, "username": in.Username,
 		"country": in.Country, "agent": in.Agent, "ip": in.IP, "language": in.Language, "avatar": in.Avatar} {
 		if CharCount(v) > 1000 {
-			p.Add(field+"."+name, "must be at most 1000 characters")
+			p.Add(field(name), "must be at most 1000 characters")
 		}
 	}
 }
@@ -184,9 +191,9 @@ func (s *Service) CreateContact(ctx context.Context, orgID string, in ContactInp
 // AddChannel adds one channel to a contact.
 func (s *Service) AddChannel(ctx context.Context, orgID, contactID string, in ChannelInput) (ch Channel, err error) {
 	p := Problems{}
-	validateChannel(p, "channel", in)
+	validateChannel(p, "", in)
 	if err := p.Err(); err != nil {
-		return Channel{}, trimFieldPrefix(err, "channel.")
+		return Channel{}, err
 	}
 	err = s.Store.Write(ctx, func(tx Tx) error {
 		c, err := tx.GetContact(orgID, contactID)
@@ -228,16 +235,4 @@ func (s *Service) ListContacts(ctx context.Context, orgID string, f ContactFilte
 // DeleteContact removes a contact with its channels, notes, memories and memberships.
 func (s *Service) DeleteContact(ctx context.Context, orgID, id string) error {
 	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteContact(orgID, id) })
-}
-
-func trimFieldPrefix(err error, prefix string) error {
-	e, ok := AsError(err)
-	if !ok {
-		return err
-	}
-	fields := map[string]string{}
-	for k, v := range e.Fields {
-		fields[strings.TrimPrefix(k, prefix)] = v
-	}
-	return Problems(fields).Err()
 }

@@ -172,10 +172,16 @@ func setRoute(r *http.Request, route string) {
 }
 
 func routeOf(r *http.Request) string {
-	if ri, ok := r.Context().Value(infoKey{}).(*requestInfo); ok && ri.route != "" {
-		return ri.route
+	ri, _ := r.Context().Value(infoKey{}).(*requestInfo)
+	return ri.routeName()
+}
+
+// routeName is the matched route pattern, or "(unmatched)".
+func (ri *requestInfo) routeName() string {
+	if ri == nil || ri.route == "" {
+		return "(unmatched)"
 	}
-	return "(unmatched)"
+	return ri.route
 }
 
 func setOrg(r *http.Request, org string) {
@@ -216,7 +222,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		ctx = context.WithValue(ctx, loggerKey{}, s.log)
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r.WithContext(ctx))
-		s.log.Info("request", "method", r.Method, "route", routeOf(r.WithContext(ctx)), "status", rec.status,
+		s.log.Info("request", "method", r.Method, "route", ri.routeName(), "status", rec.status,
 			"duration_ms", float64(time.Since(start).Microseconds())/1000, "org", ri.org)
 	})
 }

@@ -29,6 +29,8 @@ type Config struct {
 // DBConfig locates the SQLite file.
 type DBConfig struct {
 	Path string `mapstructure:"path"`
+	// InboxCacheChats bounds the chats of recent inbox answers kept in memory (0: none).
+	InboxCacheChats int `mapstructure:"inbox_cache_chats"`
 }
 
 // HTTPConfig is the listener and the request limits.
@@ -109,6 +111,7 @@ type KnowledgeConfig struct {
 // defaults is every key the code reads with its default; config.example.yaml must list each.
 var defaults = map[string]any{
 	"db.path":                        "app.db",
+	"db.inbox_cache_chats":           20000,
 	"http.addr":                      "127.0.0.1:8080",
 	"http.public_url":                "",
 	"http.tls.cert_file":             "",
@@ -184,6 +187,9 @@ func decodeConfig(v *viper.Viper) (Config, error) {
 func (c Config) validate() error {
 	if c.DB.Path == "" {
 		return fmt.Errorf("config: db.path is empty")
+	}
+	if c.DB.InboxCacheChats < 0 {
+		return fmt.Errorf("config: db.inbox_cache_chats is negative")
 	}
 	if _, err := c.trustedProxies(); err != nil {
 		return err

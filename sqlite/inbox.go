@@ -74,9 +74,30 @@ func inboxWhere(orgID string, f app.InboxFilter) (string, []any) {
 	return strings.Join(conds, " AND "), args
 }
 
-// ListInbox answers a page of chats, newest activity first.
+// ListInbox answers a page of chats, newest activity first. In a read transaction the answer
+// comes from the inbox cache when nothing it is made of has changed since it was read.
 func (t *Tx) ListInbox(orgID string, f app.InboxFilter, after *app.InboxCursor, offset, limit int) ([]app.Chat, int, error) {
 	where, args := inboxWhere(orgID, f)
+	cache := t.db.inbox
+	if cache == nil || !t.readOnly {
+		return t.listInbox(where, args, after, offset, limit)
+	}
+	version, err := t.inboxVersion(orgID)
+	if err != nil {
+		return nil, 0, err
+	}
+	key := inboxKey(where, args, after, offset, limit)
+	if chats, total, ok := cache.get(key, version); ok {
+		return chats, total, nil
+	}
+	chats, total, err := t.listInbox(where, args, after, offset, limit)
+	if err == nil {
+		cache.put(key, version, chats, total)
+	}
+	return chats, total, err
+}
+
+func (t *Tx) listInbox(where string, args []any, after *app.InboxCursor, offset, limit int) ([]app.Chat, int, error) {
 	countArgs := args
 	pageWhere := where
 	if after != nil {

@@ -1,0 +1,191 @@
+-- +goose Up
+-- Inbox answers are cached in memory (sqlite/inboxcache.go) under a version that every write
+-- able to change one bumps, from these triggers, so that no write path (the server's, a CLI
+-- command's, a cascade's) can forget to. A reader compares the sum of its organization's
+-- version and the global one ('*') with the cached entry's, inside its own snapshot: both only
+-- grow, so a different sum is a different state and an equal sum the same state.
+-- Members and assistants bump '*': a member can appear in the chats of other organizations
+-- of the tree. Rows are never deleted (an org id is never reused), so a sum never repeats.
+CREATE TABLE inbox_versions (
+    scope   TEXT PRIMARY KEY,   -- an organization id, or '*'
+    version INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_chats_insert AFTER INSERT ON chats BEGIN
+    INSERT INTO inbox_versions (scope, version) VALUES (NEW.org_id, 1)
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_messages_insert AFTER INSERT ON chat_messages BEGIN
+    INSERT INTO inbox_versions (scope, version) VALUES (NEW.org_id, 1)
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_chat_members_insert AFTER INSERT ON chat_members BEGIN
+    INSERT INTO inbox_versions (scope, version) SELECT org_id, 1 FROM chats WHERE id = NEW.chat_id
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_reactions_insert AFTER INSERT ON message_reactions BEGIN
+    INSERT INTO inbox_versions (scope, version) SELECT org_id, 1 FROM chat_messages WHERE id = NEW.message_id
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_chats_update AFTER UPDATE ON chats BEGIN
+    INSERT INTO inbox_versions (scope, version) VALUES (NEW.org_id, 1)
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_messages_update AFTER UPDATE ON chat_messages BEGIN
+    INSERT INTO inbox_versions (scope, version) VALUES (NEW.org_id, 1)
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_chat_members_update AFTER UPDATE ON chat_members BEGIN
+    INSERT INTO inbox_versions (scope, version) SELECT org_id, 1 FROM chats WHERE id = NEW.chat_id
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_reactions_update AFTER UPDATE ON message_reactions BEGIN
+    INSERT INTO inbox_versions (scope, version) SELECT org_id, 1 FROM chat_messages WHERE id = NEW.message_id
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_chats_delete AFTER DELETE ON chats BEGIN
+    INSERT INTO inbox_versions (scope, version) VALUES (OLD.org_id, 1)
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_messages_delete AFTER DELETE ON chat_messages BEGIN
+    INSERT INTO inbox_versions (scope, version) VALUES (OLD.org_id, 1)
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_chat_members_delete AFTER DELETE ON chat_members BEGIN
+    INSERT INTO inbox_versions (scope, version) SELECT org_id, 1 FROM chats WHERE id = OLD.chat_id
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_reactions_delete AFTER DELETE ON message_reactions BEGIN
+    INSERT INTO inbox_versions (scope, version) SELECT org_id, 1 FROM chat_messages WHERE id = OLD.message_id
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_contacts_update AFTER UPDATE ON contacts BEGIN
+    INSERT INTO inbox_versions (scope, version) VALUES (NEW.org_id, 1)
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_channels_update AFTER UPDATE ON contact_channels BEGIN
+    INSERT INTO inbox_versions (scope, version) VALUES (NEW.org_id, 1)
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_contacts_delete AFTER DELETE ON contacts BEGIN
+    INSERT INTO inbox_versions (scope, version) VALUES (OLD.org_id, 1)
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_channels_delete AFTER DELETE ON contact_channels BEGIN
+    INSERT INTO inbox_versions (scope, version) VALUES (OLD.org_id, 1)
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_segment_members_insert AFTER INSERT ON segment_members BEGIN
+    INSERT INTO inbox_versions (scope, version) SELECT org_id, 1 FROM segments WHERE id = NEW.segment_id
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_segment_members_delete AFTER DELETE ON segment_members BEGIN
+    INSERT INTO inbox_versions (scope, version) SELECT org_id, 1 FROM segments WHERE id = OLD.segment_id
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_members_update AFTER UPDATE OF name, email, avatar ON members BEGIN
+    INSERT INTO inbox_versions (scope, version) VALUES ('*', 1)
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_members_delete AFTER DELETE ON members BEGIN
+    INSERT INTO inbox_versions (scope, version) VALUES ('*', 1)
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_assistants_update AFTER UPDATE ON assistants BEGIN
+    INSERT INTO inbox_versions (scope, version) VALUES ('*', 1)
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER inbox_version_assistants_delete AFTER DELETE ON assistants BEGIN
+    INSERT INTO inbox_versions (scope, version) VALUES ('*', 1)
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose Down
+DROP TRIGGER inbox_version_assistants_delete;
+DROP TRIGGER inbox_version_assistants_update;
+DROP TRIGGER inbox_version_members_delete;
+DROP TRIGGER inbox_version_members_update;
+DROP TRIGGER inbox_version_segment_members_delete;
+DROP TRIGGER inbox_version_segment_members_insert;
+DROP TRIGGER inbox_version_channels_delete;
+DROP TRIGGER inbox_version_contacts_delete;
+DROP TRIGGER inbox_version_channels_update;
+DROP TRIGGER inbox_version_contacts_update;
+DROP TRIGGER inbox_version_reactions_delete;
+DROP TRIGGER inbox_version_chat_members_delete;
+DROP TRIGGER inbox_version_messages_delete;
+DROP TRIGGER inbox_version_chats_delete;
+DROP TRIGGER inbox_version_reactions_update;
+DROP TRIGGER inbox_version_chat_members_update;
+DROP TRIGGER inbox_version_messages_update;
+DROP TRIGGER inbox_version_chats_update;
+DROP TRIGGER inbox_version_reactions_insert;
+DROP TRIGGER inbox_version_chat_members_insert;
+DROP TRIGGER inbox_version_messages_insert;
+DROP TRIGGER inbox_version_chats_insert;
+DROP TABLE inbox_versions;

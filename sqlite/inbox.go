@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -90,11 +91,29 @@ func (t *Tx) ListInbox(orgID string, f app.InboxFilter, after *app.InboxCursor, 
 	if chats, total, ok := cache.get(key, version); ok {
 		return chats, total, nil
 	}
-	chats, total, err := t.listInbox(where, args, after, offset, limit)
-	if err == nil {
-		cache.put(key, version, chats, total)
+	// Agents' screens ask for the same view at once after a change: one of them reads it,
+	// the others (same question, same version, so the same answer) wait for that read.
+	shared, err, _ := cache.flight.Do(key+"\x00"+strconv.FormatInt(version, 10), func() (any, error) {
+		chats, total, err := t.listInbox(where, args, after, offset, limit)
+		if err == nil {
+			cache.put(key, version, chats, total)
+		}
+		return inboxAnswer{chats, total}, err
+	})
+	if err != nil {
+		if t.ctx.Err() == nil {
+			// The reader that went first failed on its own (its client left): read here.
+			return t.listInbox(where, args, after, offset, limit)
+		}
+		return nil, 0, err
 	}
-	return chats, total, err
+	a := shared.(inboxAnswer)
+	return append([]app.Chat(nil), a.chats...), a.total, nil
+}
+
+type inboxAnswer struct {
+	chats []app.Chat
+	total int
 }
 
 func (t *Tx) listInbox(where string, args []any, after *app.InboxCursor, offset, limit int) ([]app.Chat, int, error) {

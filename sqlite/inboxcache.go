@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/sync/singleflight"
+
 	"wsapi/app"
 )
 
@@ -20,6 +22,7 @@ type inboxCache struct {
 	held    int
 	entries map[string]*list.Element
 	lru     *list.List // of *inboxEntry, most recently used first
+	flight  singleflight.Group
 }
 
 type inboxEntry struct {

@@ -45,9 +45,11 @@ func main() {
 	only := flag.String("only", "", "run only the query mixes whose name contains this")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measuring phase to this file")
 	explain := flag.Bool("explain", false, "print EXPLAIN QUERY PLAN of the main query and exit")
+	writes := flag.Float64("writes", 0, "messages per second posted into random chats while each mix runs (each one changes the inbox)")
+	cache := flag.Int("cache", cli.DefaultConfig().DB.InboxCacheChats, "db.inbox_cache_chats (0: every answer read from the file)")
 	flag.Parse()
 	if err := run(*dbPath, seedSpec{contacts: *contacts, chats: *chats, messages: *messages, seed: 1},
-		*clients, *duration, *take, *only, *cpuprofile, *explain); err != nil {
+		options{*clients, *duration, *take, *only, *cpuprofile, *explain, *writes, *cache}); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -57,8 +59,20 @@ func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
 }
 
-func run(dbPath string, spec seedSpec, clients int, duration time.Duration, take int, only, cpuprofile string, explain bool) error {
+type options struct {
+	clients    int
+	duration   time.Duration
+	take       int
+	only       string
+	cpuprofile string
+	explain    bool
+	writes     float64
+	cache      int
+}
+
+func run(dbPath string, spec seedSpec, o options) error {
 	ctx := context.Background()
+	clients, duration, take, only := o.clients, o.duration, o.take, o.only
 	if dbPath == "" {
 		dir, err := os.MkdirTemp("", "bench-inbox-")
 		if err != nil {
@@ -74,6 +88,7 @@ func run(dbPath string, spec seedSpec, clients int, duration time.Duration, take
 	cfg.DB.Path = dbPath
 	cfg.Secrets.KeyFile = dbPath + ".key"
 	cfg.HTTP.RateLimitPerMinute = 1 << 30
+	cfg.DB.InboxCacheChats = o.cache
 	t0 := time.Now()
 	rt, err := cli.Build(ctx, cfg, cli.Options{Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -121,8 +136,14 @@ func run(dbPath string, spec seedSpec, clients int, duration time.Duration, take
 	if st, err := os.Stat(dbPath); err == nil {
 		logf("database %s: %d MiB", dbPath, st.Size()>>20)
 	}
-	if explain {
+	if o.explain {
 		return explainPlans(ctx, dbPath, nk.OrgID)
+	}
+	var chatIDs []string
+	if o.writes > 0 {
+		if chatIDs, err = sampleChats(ctx, dbPath, 2000); err != nil {
+			return err
+		}
 	}
 
 	mixes := queryMixes()
@@ -156,26 +177,35 @@ func run(dbPath string, spec seedSpec, clients int, duration time.Duration, take
 		return res.StatusCode, res.Header.Get("pagination-next"), body, nil
 	}
 	var prof *os.File
-	if cpuprofile != "" {
-		if prof, err = os.Create(cpuprofile); err != nil {
+	if o.cpuprofile != "" {
+		if prof, err = os.Create(o.cpuprofile); err != nil {
 			return err
 		}
 		pprof.StartCPUProfile(prof)
 	}
-	fmt.Printf("GOMAXPROCS=%d, %d clients, %s per mix, take=%d\n\n", runtime.GOMAXPROCS(0), clients, duration, max(take, 100))
-	fmt.Printf("| mix | requests | req/s | p50 | p90 | p99 | max | CPU per request | matching chats (min-max) |\n|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Printf("GOMAXPROCS=%d, %d clients, %s per mix, take=%d, inbox cache %d chats, %.0f messages/s written during each mix\n\n",
+		runtime.GOMAXPROCS(0), clients, duration, max(take, 100), o.cache, o.writes)
+	fmt.Printf("| mix | requests | req/s | p50 | p90 | p99 | max | CPU per request | matching chats (min-max) | messages written |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, m := range mixes {
 		if only != "" && !strings.Contains(m.name, only) {
 			continue
 		}
 		cpu0 := measure.CPUTime()
+		stop := make(chan struct{})
+		wrote := make(chan writeResult, 1)
+		go func() { wrote <- writeMessages(do, chatIDs, o.writes, stop) }()
 		lat, err := load(get, pathOf, m, clients, duration)
+		close(stop)
+		w := <-wrote
 		if err != nil {
 			return err
 		}
+		if w.err != nil {
+			return w.err
+		}
 		perReq := float64((measure.CPUTime() - cpu0).Microseconds()) / 1000 / float64(max(1, len(lat)))
-		fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %.1f ms | %s |\n", m.name, len(lat), float64(len(lat))/duration.Seconds(),
-			pct(lat, 50), pct(lat, 90), pct(lat, 99), pct(lat, 100), perReq, counts[m.name])
+		fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %.1f ms | %s | %d |\n", m.name, len(lat), float64(len(lat))/duration.Seconds(),
+			pct(lat, 50), pct(lat, 90), pct(lat, 99), pct(lat, 100), perReq, counts[m.name], w.n)
 	}
 	if prof != nil {
 		pprof.StopCPUProfile()

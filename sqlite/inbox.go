@@ -81,7 +81,7 @@ func (t *Tx) ListInbox(orgID string, f app.InboxFilter, after *app.InboxCursor, 
 	where, args := inboxWhere(orgID, f)
 	cache := t.db.inbox
 	if cache == nil || !t.readOnly {
-		return t.listInbox(where, args, after, offset, limit)
+		return t.listInbox(where, args, after, offset, limit, -1)
 	}
 	version, err := t.inboxVersion(orgID)
 	if err != nil {
@@ -94,16 +94,23 @@ func (t *Tx) ListInbox(orgID string, f app.InboxFilter, after *app.InboxCursor, 
 	// Agents' screens ask for the same view at once after a change: one of them reads it,
 	// the others (same question, same version, so the same answer) wait for that read.
 	shared, err, _ := cache.flight.Do(key+"\x00"+strconv.FormatInt(version, 10), func() (any, error) {
-		chats, total, err := t.listInbox(where, args, after, offset, limit)
+		// The count does not depend on the page: the pages of a walk share it.
+		countKey := inboxKey(where, args, nil, -1, -1)
+		_, total, ok := cache.get(countKey, version)
+		if !ok {
+			total = -1
+		}
+		chats, total, err := t.listInbox(where, args, after, offset, limit, total)
 		if err == nil {
 			cache.put(key, version, chats, total)
+			cache.put(countKey, version, nil, total)
 		}
 		return inboxAnswer{chats, total}, err
 	})
 	if err != nil {
 		if t.ctx.Err() == nil {
 			// The reader that went first failed on its own (its client left): read here.
-			return t.listInbox(where, args, after, offset, limit)
+			return t.listInbox(where, args, after, offset, limit, -1)
 		}
 		return nil, 0, err
 	}
@@ -116,7 +123,8 @@ type inboxAnswer struct {
 	total int
 }
 
-func (t *Tx) listInbox(where string, args []any, after *app.InboxCursor, offset, limit int) ([]app.Chat, int, error) {
+// listInbox reads a page and, unless total is already known (>= 0), the list's count.
+func (t *Tx) listInbox(where string, args []any, after *app.InboxCursor, offset, limit, total int) ([]app.Chat, int, error) {
 	countArgs := args
 	pageWhere := where
 	if after != nil {
@@ -132,9 +140,12 @@ func (t *Tx) listInbox(where string, args []any, after *app.InboxCursor, offset,
 	}
 	// A page that is not full is the end of the list (same snapshot): its rows and the ones
 	// skipped before it are all there are, and the count query can be spared.
+	if total >= 0 {
+		return chats, total, nil
+	}
 	if after == nil && len(chats) < limit && (len(chats) > 0 || offset == 0) {
 		return chats, offset + len(chats), nil
 	}
-	total, err := t.count(`SELECT COUNT(*) FROM chats c WHERE `+where, countArgs...)
+	total, err = t.count(`SELECT COUNT(*) FROM chats c WHERE `+where, countArgs...)
 	return chats, total, err
 }

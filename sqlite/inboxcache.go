@@ -12,13 +12,14 @@ import (
 	"wsapi/app"
 )
 
-// inboxCache keeps recent inbox answers (a page of chats and the list's count) under the
+// inboxCache keeps recent inbox answers (a page of chats and the list's count, or a count
+// alone, shared by the pages of a cursor walk) under the
 // version of the data they were read from (migration 00010). Inbox views are asked for again
 // and again by every agent's screen while little changes; an answer is reused only while
 // nothing that could change it has been written, so it is never stale.
 type inboxCache struct {
 	mu      sync.Mutex
-	limit   int // chats held across all entries
+	limit   int // chats held across all entries, an entry counting one more
 	held    int
 	entries map[string]*list.Element
 	lru     *list.List // of *inboxEntry, most recently used first
@@ -56,7 +57,7 @@ func (c *inboxCache) get(key string, version int64) ([]app.Chat, int, bool) {
 
 // put stores an answer read at version, unless a newer one is already there.
 func (c *inboxCache) put(key string, version int64, chats []app.Chat, total int) {
-	if len(chats) > c.limit {
+	if len(chats) >= c.limit {
 		return
 	}
 	c.mu.Lock()
@@ -72,14 +73,14 @@ func (c *inboxCache) put(key string, version int64, chats []app.Chat, total int)
 		c.lru.MoveToFront(el)
 	} else {
 		c.entries[key] = c.lru.PushFront(&inboxEntry{key: key, version: version, chats: chats, total: total})
-		c.held += len(chats)
+		c.held += len(chats) + 1
 	}
 	for c.held > c.limit {
 		el := c.lru.Back()
 		e := el.Value.(*inboxEntry)
 		c.lru.Remove(el)
 		delete(c.entries, e.key)
-		c.held -= len(e.chats)
+		c.held -= len(e.chats) + 1
 	}
 }
 

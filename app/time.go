@@ -32,7 +32,12 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	if t.IsZero() {
 		return []byte("null"), nil
 	}
-	return json.Marshal(t.String())
+	// Appended in place: inbox pages hold hundreds of timestamps, and formatting through a
+	// string and json.Marshal was an eighth of a cached page's CPU.
+	b := make([]byte, 0, len(TimeFormat)+2)
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, TimeFormat)
+	return append(b, '"'), nil
 }
 
 // UnmarshalJSON accepts null or any RFC 3339 time.

@@ -174,7 +174,7 @@ func referenceOptions(tx Tx, c Caller, typ string, def FieldDefinition) ([]Optio
 		}
 		return opts, err
 	}
-	chats, _, err := tx.ListInbox(c.OrgID, InboxFilter{}, nil, 0, MaxTake)
+	chats, _, err := tx.ListInbox(c.OrgID, InboxFilter{}, nil, 0, MaxTake, 0) // options need no count
 	for _, x := range chats {
 		label := x.ID
 		if x.Title != nil {

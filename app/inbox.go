@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,8 +35,12 @@ type InboxCursor struct {
 // InboxTx lists chats for the inbox.
 type InboxTx interface {
 	// ListInbox answers up to limit chats, updated_at desc then id desc, after the cursor if
-	// any, else after offset rows; and the number matching in all.
-	ListInbox(orgID string, f InboxFilter, after *InboxCursor, offset, limit int) ([]Chat, int, error)
+	// any, else after offset rows; and the number matching in all, which the caller gives
+	// when it knows it (total >= 0) to spare counting.
+	ListInbox(orgID string, f InboxFilter, after *InboxCursor, offset, limit, total int) ([]Chat, int, error)
+	// InboxVersion changes whenever something an inbox answer of the organization is made of
+	// changes, and only grows: equal versions in two snapshots mean equal answers.
+	InboxVersion(orgID string) (int64, error)
 }
 
 // Inbox filter values.
@@ -81,7 +86,8 @@ func ParseInboxFilter(get func(string) string, memberID string) (InboxFilter, er
 	return f, p.Err()
 }
 
-// Inbox lists chats newest activity first, by page or by cursor.
+// Inbox lists chats newest activity first, by page or by cursor. With the inbox cache on,
+// the answer's Items are shared with other requests: read only.
 func (s *Service) Inbox(ctx context.Context, orgID string, f InboxFilter, next string, pg Page) (l List[Chat], err error) {
 	var after *InboxCursor
 	if next != "" {
@@ -89,18 +95,30 @@ func (s *Service) Inbox(ctx context.Context, orgID string, f InboxFilter, next s
 			return l, Invalid("next", "is not a cursor this list answered")
 		}
 	}
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		offset := pg.Offset()
-		if after != nil {
-			offset = 0
+	offset := pg.Offset()
+	if after != nil {
+		offset = 0
+	}
+	read := func(tx Tx) func(total int) (List[Chat], error) {
+		return func(total int) (List[Chat], error) {
+			var l List[Chat]
+			var err error
+			l.Items, l.Total, err = tx.ListInbox(orgID, f, after, offset, pg.Take+1, total)
+			if err == nil && len(l.Items) > pg.Take {
+				l.Items = l.Items[:pg.Take]
+				last := l.Items[len(l.Items)-1]
+				l.Next = encodeCursor(InboxCursor{UpdatedAt: last.UpdatedAt.String(), ID: last.ID})
+			}
+			return l, err
 		}
-		l.Items, l.Total, err = tx.ListInbox(orgID, f, after, offset, pg.Take+1)
+	}
+	err = s.Store.Read(ctx, func(tx Tx) error {
+		if s.inbox == nil {
+			l, err = read(tx)(-1)
+		} else {
+			l, err = s.inbox.cachedInbox(ctx, tx, orgID, f, fmt.Sprint(next, "|", offset, "|", pg.Take), read(tx))
+		}
 		return err
 	})
-	if err == nil && len(l.Items) > pg.Take {
-		l.Items = l.Items[:pg.Take]
-		last := l.Items[len(l.Items)-1]
-		l.Next = encodeCursor(InboxCursor{UpdatedAt: last.UpdatedAt.String(), ID: last.ID})
-	}
 	return l, err
 }

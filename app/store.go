@@ -1,7 +1,9 @@
 package app
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 )
 
@@ -65,6 +67,8 @@ type Service struct {
 	// OAuth holds the configured providers by connection type; OAuthClient talks to them.
 	OAuth       map[string]OAuthProvider
 	OAuthClient OAuthExchanger
+	// inbox keeps recent inbox answers (CacheInbox); nil: each one is read.
+	inbox *inboxCache
 }
 
 // NewService wires a service; a nil clock means the system clock.
@@ -98,6 +102,18 @@ type List[T any] struct {
 	Total int
 	// Next is the cursor of the following page on cursor-paginated lists, "" on the last.
 	Next string
+	// Encoded is Items as EncodeJSON writes them, when a cache already holds that; nil: encode Items.
+	Encoded []byte
+}
+
+// EncodeJSON is the JSON form of the API's bodies (HTML characters not escaped, a newline
+// at the end).
+func EncodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return b.Bytes(), err
 }
 
 // Sealer encrypts secrets at rest (see app/secret).

@@ -78,8 +78,8 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		db.Close()
 		return nil, err
 	}
-	db.CacheInbox(cfg.DB.InboxCacheChats)
 	svc := app.NewService(db, opt.Clock, log)
+	svc.CacheInbox(cfg.DB.InboxCacheChats)
 	rt := &Runtime{Config: cfg, DB: db, Service: svc, Log: log}
 	if err := rt.wire(cfg, opt); err != nil {
 		db.Close()

@@ -24,17 +24,6 @@ type DB struct {
 	// deliveries, broadcast recipients) has committed, so the workers start at once instead
 	// of on their next tick.
 	onQueued func()
-	// inbox keeps recent inbox answers; nil: every answer is read from the file.
-	inbox *inboxCache
-}
-
-// CacheInbox keeps recent inbox answers in memory, up to chats chats in all (0: none). An
-// answer is reused only while nothing it is made of has changed (migration 00010).
-func (db *DB) CacheInbox(chats int) {
-	db.inbox = nil
-	if chats > 0 {
-		db.inbox = newInboxCache(chats)
-	}
 }
 
 // SetSealer sets what seals secrets at rest; it must be set before secrets are stored.
@@ -113,8 +102,6 @@ type Tx struct {
 	ctx    context.Context
 	db     *DB
 	queued bool
-	// readOnly: a snapshot of committed data, whose answers may be cached.
-	readOnly bool
 }
 
 var _ app.Tx = (*Tx)(nil)
@@ -126,7 +113,7 @@ func (db *DB) Read(ctx context.Context, fn func(app.Tx) error) error {
 		return fmt.Errorf("sqlite: begin read: %w", err)
 	}
 	defer tx.Rollback()
-	return fn(&Tx{tx: tx, ctx: ctx, db: db, readOnly: true})
+	return fn(&Tx{tx: tx, ctx: ctx, db: db})
 }
 
 // Write runs fn in the one write transaction; an error from fn rolls everything back.

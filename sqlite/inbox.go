@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -75,52 +74,20 @@ func inboxWhere(orgID string, f app.InboxFilter) (string, []any) {
 	return strings.Join(conds, " AND "), args
 }
 
-// ListInbox answers a page of chats, newest activity first. In a read transaction the answer
-// comes from the inbox cache when nothing it is made of has changed since it was read.
-func (t *Tx) ListInbox(orgID string, f app.InboxFilter, after *app.InboxCursor, offset, limit int) ([]app.Chat, int, error) {
+// ListInbox answers a page of chats, newest activity first, and the list's count unless the
+// caller knows it (total >= 0).
+func (t *Tx) ListInbox(orgID string, f app.InboxFilter, after *app.InboxCursor, offset, limit, total int) ([]app.Chat, int, error) {
 	where, args := inboxWhere(orgID, f)
-	cache := t.db.inbox
-	if cache == nil || !t.readOnly {
-		return t.listInbox(where, args, after, offset, limit, -1)
-	}
-	version, err := t.inboxVersion(orgID)
-	if err != nil {
-		return nil, 0, err
-	}
-	key := inboxKey(where, args, after, offset, limit)
-	if chats, total, ok := cache.get(key, version); ok {
-		return chats, total, nil
-	}
-	// Agents' screens ask for the same view at once after a change: one of them reads it,
-	// the others (same question, same version, so the same answer) wait for that read.
-	shared, err, _ := cache.flight.Do(key+"\x00"+strconv.FormatInt(version, 10), func() (any, error) {
-		// The count does not depend on the page: the pages of a walk share it.
-		countKey := inboxKey(where, args, nil, -1, -1)
-		_, total, ok := cache.get(countKey, version)
-		if !ok {
-			total = -1
-		}
-		chats, total, err := t.listInbox(where, args, after, offset, limit, total)
-		if err == nil {
-			cache.put(key, version, chats, total)
-			cache.put(countKey, version, nil, total)
-		}
-		return inboxAnswer{chats, total}, err
-	})
-	if err != nil {
-		if t.ctx.Err() == nil {
-			// The reader that went first failed on its own (its client left): read here.
-			return t.listInbox(where, args, after, offset, limit, -1)
-		}
-		return nil, 0, err
-	}
-	a := shared.(inboxAnswer)
-	return append([]app.Chat(nil), a.chats...), a.total, nil
+	return t.listInbox(where, args, after, offset, limit, total)
 }
 
-type inboxAnswer struct {
-	chats []app.Chat
-	total int
+// InboxVersion is the version of everything an inbox answer of the organization is made of,
+// in this transaction's snapshot: the sum of its own and the global counters that the
+// triggers of migration 00010 bump.
+func (t *Tx) InboxVersion(orgID string) (int64, error) {
+	var v int64
+	err := t.row(`SELECT COALESCE(SUM(version), 0) FROM inbox_versions WHERE scope IN (?, '*')`, orgID).Scan(&v)
+	return v, mapErr(err)
 }
 
 // listInbox reads a page and, unless total is already known (>= 0), the list's count.

@@ -12,12 +12,17 @@ import (
 	"wsapi/app"
 )
 
+var internalErrorBody, _ = app.EncodeJSON(errorBody{Error: errorDetail{Code: errInternalReply.Code, Message: errInternalReply.Message}})
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := app.EncodeJSON(v)
+	if err != nil {
+		// A value of ours that does not encode is a bug; say so rather than half a body.
+		status, b = http.StatusInternalServerError, internalErrorBody
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // the client may be gone; nothing left to tell it
+	w.Write(b) // the client may be gone; nothing left to tell it
 }
 
 // decodeJSON reads one JSON object into v. Unknown fields, malformed JSON, wrong types and

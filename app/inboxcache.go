@@ -56,7 +56,9 @@ func (c *inboxCache) get(key string, version int64) (List[Chat], bool) {
 	return l, true
 }
 
-// put stores an answer read at version, unless a newer one is already there.
+// put stores an answer read at version in place of the key's previous one. (A read on an
+// older snapshot may replace a newer answer; the next request then reads again. Versions
+// are compared for equality only: after a new epoch they need not grow.)
 func (c *inboxCache) put(key string, version int64, l List[Chat]) {
 	if len(l.Items) >= c.limit {
 		return
@@ -65,9 +67,6 @@ func (c *inboxCache) put(key string, version int64, l List[Chat]) {
 	defer c.mu.Unlock()
 	if el, ok := c.entries[key]; ok {
 		e := el.Value.(*inboxEntry)
-		if e.version > version {
-			return
-		}
 		c.held += len(l.Items) - len(e.list.Items)
 		e.version, e.list = version, l
 		c.lru.MoveToFront(el)

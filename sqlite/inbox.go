@@ -83,10 +83,10 @@ func (t *Tx) ListInbox(orgID string, f app.InboxFilter, after *app.InboxCursor, 
 
 // InboxVersion is the version of everything an inbox answer of the organization is made of,
 // in this transaction's snapshot: the sum of its own and the global counters that the
-// triggers of migration 00010 bump.
+// triggers of migration 00010 bump, over the table's random epoch.
 func (t *Tx) InboxVersion(orgID string) (int64, error) {
 	var v int64
-	err := t.row(`SELECT COALESCE(SUM(version), 0) FROM inbox_versions WHERE scope IN (?, '*')`, orgID).Scan(&v)
+	err := t.row(`SELECT COALESCE(SUM(version), 0) FROM inbox_versions WHERE scope IN (?, '*', '#epoch')`, orgID).Scan(&v)
 	return v, mapErr(err)
 }
 

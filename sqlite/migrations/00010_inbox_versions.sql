@@ -2,14 +2,20 @@
 -- Inbox answers are cached in memory (sqlite/inboxcache.go) under a version that every write
 -- able to change one bumps, from these triggers, so that no write path (the server's, a CLI
 -- command's, a cascade's) can forget to. A reader compares the sum of its organization's
--- version and the global one ('*') with the cached entry's, inside its own snapshot: both only
--- grow, so a different sum is a different state and an equal sum the same state.
+-- version, the global one ('*') and the epoch with the cached entry's, inside its own
+-- snapshot: they only grow, so a different sum is a different state and an equal sum the same.
 -- Members and assistants bump '*': a member can appear in the chats of other organizations
 -- of the tree. Rows are never deleted (an org id is never reused), so a sum never repeats.
+-- Deleting a segment bumps its organization itself: the cascade removes its members after the
+-- segment row, when their trigger can no longer find the organization.
 CREATE TABLE inbox_versions (
-    scope   TEXT PRIMARY KEY,   -- an organization id, or '*'
+    scope   TEXT PRIMARY KEY,   -- an organization id, '*', or '#epoch'
     version INTEGER NOT NULL
 ) WITHOUT ROWID;
+-- A random base under every sum, never bumped: if this table is ever dropped and created
+-- again (migrate down and up beside a running server), sums do not start again from values
+-- a cache already holds answers for.
+INSERT INTO inbox_versions (scope, version) VALUES ('#epoch', random() & 4611686018427387903);
 
 -- +goose StatementBegin
 CREATE TRIGGER inbox_version_chats_insert AFTER INSERT ON chats BEGIN
@@ -138,6 +144,13 @@ END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
+CREATE TRIGGER inbox_version_segments_delete AFTER DELETE ON segments BEGIN
+    INSERT INTO inbox_versions (scope, version) VALUES (OLD.org_id, 1)
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
 CREATE TRIGGER inbox_version_members_update AFTER UPDATE OF name, email, avatar ON members BEGIN
     INSERT INTO inbox_versions (scope, version) VALUES ('*', 1)
         ON CONFLICT (scope) DO UPDATE SET version = version + 1;
@@ -170,6 +183,7 @@ DROP TRIGGER inbox_version_assistants_delete;
 DROP TRIGGER inbox_version_assistants_update;
 DROP TRIGGER inbox_version_members_delete;
 DROP TRIGGER inbox_version_members_update;
+DROP TRIGGER inbox_version_segments_delete;
 DROP TRIGGER inbox_version_segment_members_delete;
 DROP TRIGGER inbox_version_segment_members_insert;
 DROP TRIGGER inbox_version_channels_delete;

@@ -19,21 +19,14 @@ func ftsQuery(s string) string {
 }
 
 // inboxWhere builds the WHERE clause of the inbox from the filters that are set, so that
-// SQLite plans each combination with the indexes it needs.
+// SQLite plans each combination with the indexes it needs. The search term is not one of
+// them: listInboxSearch intersects its hits with this clause's chats.
 func inboxWhere(orgID string, f app.InboxFilter) (string, []any) {
 	conds := []string{"c.org_id = ?"}
 	args := []any{orgID}
 	add := func(cond string, vals ...any) {
 		conds = append(conds, cond)
 		args = append(args, vals...)
-	}
-	if q := ftsQuery(f.Search); q != "" {
-		// Both indexes name the chat by its seq without reading a row: a message's rowid is
-		// (chat seq << 32) | message seq (migration 00008), a chat's meta rowid is its seq.
-		// The unary + keeps SQLite from probing chats once per hit: it walks the inbox index
-		// for the other filters and tests each chat against the hits instead.
-		add(`+c.seq IN (SELECT rowid >> 32 FROM chat_message_fts WHERE chat_message_fts MATCH ?
-			UNION ALL SELECT rowid FROM chat_meta_fts WHERE chat_meta_fts MATCH ?)`, q, q)
 	}
 	for col, v := range map[string]string{"c.assistant_id": f.AssistantID, "c.assistant_integration_id": f.AssistantIntegrationID,
 		"c.conversation_id": f.ConversationID, "c.contact_id": f.ContactID, "c.integration_id": f.IntegrationID} {
@@ -77,6 +70,9 @@ func inboxWhere(orgID string, f app.InboxFilter) (string, []any) {
 // ListInbox answers a page of chats, newest activity first, and the list's count unless the
 // caller knows it (total >= 0).
 func (t *Tx) ListInbox(orgID string, f app.InboxFilter, after *app.InboxCursor, offset, limit, total int) ([]app.Chat, int, error) {
+	if ftsQuery(f.Search) != "" {
+		return t.listInboxSearch(orgID, f, after, offset, limit, total)
+	}
 	where, args := inboxWhere(orgID, f)
 	return t.listInbox(where, args, after, offset, limit, total)
 }
@@ -105,11 +101,11 @@ func (t *Tx) listInbox(where string, args []any, after *app.InboxCursor, offset,
 	if err != nil {
 		return nil, 0, err
 	}
-	// A page that is not full is the end of the list (same snapshot): its rows and the ones
-	// skipped before it are all there are, and the count query can be spared.
 	if total >= 0 {
 		return chats, total, nil
 	}
+	// A page that is not full is the end of the list (same snapshot): its rows and the ones
+	// skipped before it are all there are, and the count query can be spared.
 	if after == nil && len(chats) < limit && (len(chats) > 0 || offset == 0) {
 		return chats, offset + len(chats), nil
 	}

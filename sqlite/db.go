@@ -47,9 +47,11 @@ func dsn(path string, writer bool) string {
 		q.Set("_txlock", "immediate")
 	} else {
 		q.Add("_pragma", "query_only(1)")
-		// Readers map the file instead of copying pages through the cache: about 30% less
-		// CPU per inbox page in bench/inbox.
-		q.Add("_pragma", "mmap_size(268435456)")
+		// No mmap_size, and the default 2 MB page cache: a reader drops its cache (and
+		// unmaps the file) at its first read after any commit, so under writes a larger
+		// cache or a mapping costs more than it saves. bench/inbox with 5 messages written a
+		// second: p99 35 ms without mmap, 55 ms with 256 MB mapped, 80 ms with a 16 MB cache.
+		// (Without writes they gained about 15% on an uncached inbox page.)
 	}
 	return "file:" + path + "?" + q.Encode()
 }

@@ -300,22 +300,28 @@ func pct(sorted []time.Duration, p int) string {
 }
 
 // explainPlans prints the plans SQLite picks for the inbox's statements (the SQL of
-// sqlite/inbox.go for search=invoice&state=OPEN&filter=UNASSIGNED).
+// sqlite/inboxsearch.go for search=invoice&state=OPEN&filter=UNASSIGNED).
 func explainPlans(ctx context.Context, path, orgID string) error {
 	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	where := `c.org_id = ? AND +c.seq IN (SELECT rowid >> 32 FROM chat_message_fts WHERE chat_message_fts MATCH ?
-		UNION ALL SELECT rowid FROM chat_meta_fts WHERE chat_meta_fts MATCH ?) AND c.state = ? AND c.assigned_user_id IS NULL`
-	for _, stmt := range []string{`SELECT COUNT(*) FROM chats c WHERE ` + where,
-		`SELECT c.id FROM chats c WHERE ` + where + ` ORDER BY c.updated_at DESC, c.id DESC LIMIT 101`} {
-		rows, err := db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+stmt, orgID, `"invoice"*`, `"invoice"*`, "OPEN")
+	statements := []struct {
+		sql  string
+		args []any
+	}{
+		{`SELECT (SELECT COALESCE(group_concat(rowid >> 32), '') FROM chat_message_fts WHERE chat_message_fts MATCH ?1),
+			(SELECT COALESCE(group_concat(rowid), '') FROM chat_meta_fts WHERE chat_meta_fts MATCH ?1)`, []any{`"invoice"*`}},
+		{`SELECT COALESCE(group_concat(seq), ''), COALESCE(SUM(above), 0) FROM (SELECT c.seq, 0 AS above FROM chats c
+			WHERE c.org_id = ? AND c.state = ? AND c.assigned_user_id IS NULL ORDER BY c.updated_at DESC, c.id DESC)`, []any{orgID, "OPEN"}},
+	}
+	for _, st := range statements {
+		rows, err := db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+st.sql, st.args...)
 		if err != nil {
 			return err
 		}
-		fmt.Println(strings.Join(strings.Fields(stmt), " "))
+		fmt.Println(strings.Join(strings.Fields(st.sql), " "))
 		for rows.Next() {
 			var id, parent, notused int
 			var detail string

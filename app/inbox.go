@@ -99,26 +99,28 @@ func (s *Service) Inbox(ctx context.Context, orgID string, f InboxFilter, next s
 	if after != nil {
 		offset = 0
 	}
-	read := func(tx Tx) func(total int) (List[Chat], error) {
-		return func(total int) (List[Chat], error) {
-			var l List[Chat]
-			var err error
-			l.Items, l.Total, err = tx.ListInbox(orgID, f, after, offset, pg.Take+1, total)
-			if err == nil && len(l.Items) > pg.Take {
-				l.Items = l.Items[:pg.Take]
-				last := l.Items[len(l.Items)-1]
-				l.Next = encodeCursor(InboxCursor{UpdatedAt: last.UpdatedAt.String(), ID: last.ID})
-			}
-			return l, err
-		}
-	}
 	err = s.Store.Read(ctx, func(tx Tx) error {
+		read := func(total int) (List[Chat], error) { return inboxPage(tx, orgID, f, after, offset, pg.Take, total) }
 		if s.inbox == nil {
-			l, err = read(tx)(-1)
+			l, err = read(-1)
 		} else {
-			l, err = s.inbox.cachedInbox(ctx, tx, orgID, f, fmt.Sprint(next, "|", offset, "|", pg.Take), read(tx))
+			l, err = s.inbox.cachedInbox(ctx, tx, orgID, f, fmt.Sprint(next, "|", offset, "|", pg.Take), read)
 		}
 		return err
 	})
+	return l, err
+}
+
+// inboxPage reads take chats and the cursor of the next page if there is one; total >= 0 is
+// the list's count when already known.
+func inboxPage(tx Tx, orgID string, f InboxFilter, after *InboxCursor, offset, take, total int) (List[Chat], error) {
+	var l List[Chat]
+	var err error
+	l.Items, l.Total, err = tx.ListInbox(orgID, f, after, offset, take+1, total)
+	if err == nil && len(l.Items) > take {
+		l.Items = l.Items[:take]
+		last := l.Items[len(l.Items)-1]
+		l.Next = encodeCursor(InboxCursor{UpdatedAt: last.UpdatedAt.String(), ID: last.ID})
+	}
 	return l, err
 }

@@ -80,6 +80,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 	}
 	svc := app.NewService(db, opt.Clock, log)
 	svc.CacheInbox(cfg.DB.InboxCacheChats)
+	db.CacheChats(cfg.DB.InboxCacheChats)
 	rt := &Runtime{Config: cfg, DB: db, Service: svc, Log: log}
 	if err := rt.wire(cfg, opt); err != nil {
 		db.Close()

@@ -24,6 +24,8 @@ type DB struct {
 	// deliveries, broadcast recipients) has committed, so the workers start at once instead
 	// of on their next tick.
 	onQueued func()
+	// chats keeps loaded chats for inbox pages (CacheChats); nil: each one is loaded.
+	chats *chatCache
 }
 
 // SetSealer sets what seals secrets at rest; it must be set before secrets are stored.
@@ -104,6 +106,8 @@ type Tx struct {
 	ctx    context.Context
 	db     *DB
 	queued bool
+	// readOnly: a snapshot of committed data, whose chats may be cached.
+	readOnly bool
 }
 
 var _ app.Tx = (*Tx)(nil)
@@ -115,7 +119,7 @@ func (db *DB) Read(ctx context.Context, fn func(app.Tx) error) error {
 		return fmt.Errorf("sqlite: begin read: %w", err)
 	}
 	defer tx.Rollback()
-	return fn(&Tx{tx: tx, ctx: ctx, db: db})
+	return fn(&Tx{tx: tx, ctx: ctx, db: db, readOnly: true})
 }
 
 // Write runs fn in the one write transaction; an error from fn rolls everything back.

@@ -96,10 +96,29 @@ func (t *Tx) listInbox(where string, args []any, after *app.InboxCursor, offset,
 		pageWhere += " AND (c.updated_at, c.id) < (?, ?)"
 		args = append(args, after.UpdatedAt, after.ID)
 	}
-	chats, err := t.loadChats(`SELECT `+chatColumns+chatFrom+` WHERE `+pageWhere+`
+	rows, err := t.query(`SELECT c.seq FROM chats c WHERE `+pageWhere+`
 		ORDER BY c.updated_at DESC, c.id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
 	if err != nil {
 		return nil, 0, err
+	}
+	var seqs []int64
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			rows.Close()
+			return nil, 0, mapErr(err)
+		}
+		seqs = append(seqs, seq)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, mapErr(err)
+	}
+	chats := []app.Chat{}
+	if len(seqs) > 0 {
+		if chats, err = t.loadChatsBySeq(seqs); err != nil {
+			return nil, 0, err
+		}
 	}
 	if total >= 0 {
 		return chats, total, nil

@@ -29,8 +29,7 @@ func (t *Tx) listInboxSearch(orgID string, f app.InboxFilter, after *app.InboxCu
 	if err != nil || len(page) == 0 {
 		return []app.Chat{}, total, err
 	}
-	chats, err := t.loadChats(`SELECT `+chatColumns+chatFrom+` WHERE c.seq IN (SELECT value FROM json_each(?))
-		ORDER BY c.updated_at DESC, c.id DESC`, jsonText(page))
+	chats, err := t.loadChatsBySeq(page)
 	return chats, total, err
 }
 

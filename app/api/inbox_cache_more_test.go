@@ -204,8 +204,9 @@ func TestInboxCacheControl(t *testing.T) {
 	}
 }
 
-// TestInboxCacheMigration: 00010 goes down and up again on a live database with chats, and
-// the inbox then follows writes. Going down and up drops and recreates inbox_versions.
+// TestInboxCacheMigration: 00011 and 00010 go down and up again on a live database with
+// chats, and the inbox then follows writes. Going down and up drops and recreates
+// inbox_versions and chat_versions.
 func TestInboxCacheMigration(t *testing.T) {
 	t.Parallel()
 	downUp := func(t *testing.T, e *apitest.Env) {
@@ -215,12 +216,14 @@ func TestInboxCacheMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		r, err := db.MigrateDown(context.Background())
-		if err != nil || r.Version != 10 {
-			t.Fatalf("down: %+v, %v; want 00010 rolled back", r, err)
+		for _, want := range []int64{11, 10} { // 00011 (chat versions) builds on 00010
+			r, err := db.MigrateDown(context.Background())
+			if err != nil || r.Version != want {
+				t.Fatalf("down: %+v, %v; want %d rolled back", r, err, want)
+			}
 		}
 		var n int
-		if err := db.Migrate(context.Background(), func(sqlite.MigrationResult) { n++ }); err != nil || n != 1 {
+		if err := db.Migrate(context.Background(), func(sqlite.MigrationResult) { n++ }); err != nil || n != 2 {
 			t.Fatalf("up again: %d applied, %v", n, err)
 		}
 	}

@@ -1,0 +1,145 @@
+package sqlite
+
+import (
+	"container/list"
+	"fmt"
+	"slices"
+	"sync"
+
+	"wsapi/app"
+)
+
+// chatCache keeps chats as the inbox shows them (row, members, last message) under their
+// version (migration 00011). A write to one chat changes every inbox page of its
+// organization, but only that chat: a page read again after it loads one chat instead of a
+// hundred. Chats are reused only at the version they were loaded at, so never stale.
+type chatCache struct {
+	mu      sync.Mutex
+	limit   int
+	entries map[int64]*list.Element
+	lru     *list.List // of *chatEntry, most recently used first
+}
+
+type chatEntry struct {
+	seq, version int64
+	chat         app.Chat
+}
+
+// CacheChats keeps up to n loaded chats in memory for inbox pages (0: none).
+func (db *DB) CacheChats(n int) {
+	db.chats = nil
+	if n > 0 {
+		db.chats = &chatCache{limit: n, entries: map[int64]*list.Element{}, lru: list.New()}
+	}
+}
+
+func (c *chatCache) get(seq, version int64) (app.Chat, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[seq]
+	if !ok || el.Value.(*chatEntry).version != version {
+		return app.Chat{}, false
+	}
+	c.lru.MoveToFront(el)
+	return el.Value.(*chatEntry).chat, true
+}
+
+func (c *chatCache) put(seq, version int64, chat app.Chat) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[seq]; ok {
+		e := el.Value.(*chatEntry)
+		e.version, e.chat = version, chat
+		c.lru.MoveToFront(el)
+		return
+	}
+	c.entries[seq] = c.lru.PushFront(&chatEntry{seq: seq, version: version, chat: chat})
+	for c.lru.Len() > c.limit {
+		el := c.lru.Back()
+		c.lru.Remove(el)
+		delete(c.entries, el.Value.(*chatEntry).seq)
+	}
+}
+
+// loadChatsBySeq loads the chats of seqs, in that order. In a read transaction, chats whose
+// version is the one cached come from the cache; the others are loaded and cached.
+func (t *Tx) loadChatsBySeq(seqs []int64) ([]app.Chat, error) {
+	cache := t.db.chats
+	if cache == nil || !t.readOnly {
+		return t.loadChatsInOrder(seqs)
+	}
+	versions, err := t.chatVersions(seqs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]app.Chat, len(seqs))
+	var missing []int64
+	for i, seq := range seqs {
+		v, known := versions[seq]
+		if c, ok := cache.get(seq, v); known && ok {
+			out[i] = c
+		} else {
+			missing = append(missing, seq)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	loaded, err := t.loadChatsInOrder(missing)
+	if err != nil {
+		return nil, err
+	}
+	byseq := map[int64]app.Chat{}
+	for i, seq := range missing {
+		byseq[seq] = loaded[i]
+		if v, known := versions[seq]; known {
+			cache.put(seq, v, loaded[i])
+		}
+	}
+	for i, seq := range seqs {
+		if c, ok := byseq[seq]; ok {
+			out[i] = c
+		}
+	}
+	return out, nil
+}
+
+// loadChatsInOrder loads the chats of seqs, in that order; every seq must name a chat.
+func (t *Tx) loadChatsInOrder(seqs []int64) ([]app.Chat, error) {
+	sorted := slices.Sorted(slices.Values(seqs))
+	chats, err := t.loadChats(`SELECT `+chatColumns+chatFrom+` WHERE c.seq IN (SELECT value FROM json_each(?))
+		ORDER BY c.seq`, jsonText(sorted))
+	if err != nil {
+		return nil, err
+	}
+	if len(chats) != len(sorted) {
+		return nil, fmt.Errorf("sqlite: %d of %d chats found", len(chats), len(sorted))
+	}
+	at := make(map[int64]int, len(sorted))
+	for i, seq := range sorted {
+		at[seq] = i
+	}
+	out := make([]app.Chat, len(seqs))
+	for i, seq := range seqs {
+		out[i] = chats[at[seq]]
+	}
+	return out, nil
+}
+
+// chatVersions answers the version of each chat of seqs (migration 00011).
+func (t *Tx) chatVersions(seqs []int64) (map[int64]int64, error) {
+	rows, err := t.query(`SELECT chat_seq, version FROM chat_versions WHERE chat_seq IN (SELECT value FROM json_each(?))`, jsonText(seqs))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	versions := make(map[int64]int64, len(seqs))
+	for rows.Next() {
+		var seq, v int64
+		if err := rows.Scan(&seq, &v); err != nil {
+			return nil, mapErr(err)
+		}
+		versions[seq] = v
+	}
+	return versions, mapErr(rows.Err())
+}

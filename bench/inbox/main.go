@@ -211,6 +211,7 @@ func run(dbPath string, spec seedSpec, o options) error {
 		pprof.StopCPUProfile()
 		prof.Close()
 	}
+	fmt.Printf("\npeak RSS of the process (server and clients): %d MiB\n", measure.PeakRSS()>>20)
 	return nil
 }
 

@@ -18,6 +18,15 @@ func CPUTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// PeakRSS is the most memory the process has held resident so far, in bytes (Linux).
+func PeakRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Maxrss << 10
+}
+
 // StartCPUProfile writes a CPU profile to path until stop is called; an empty path profiles
 // nothing.
 func StartCPUProfile(path string) (stop func(), err error) {

@@ -6,6 +6,7 @@
 -- base like the epoch of 00010, so a version is never given twice, even across a migrate
 -- down and up. Deletes of contacts, channels, members and assistants reach chats through
 -- their foreign keys (chat members deleted, chat columns set to null), whose triggers stamp.
+-- Every lookup below runs on an index (a chat's assistant is of its own organization).
 CREATE TABLE chat_versions (
     chat_seq INTEGER PRIMARY KEY,   -- chats.seq
     version  INTEGER NOT NULL
@@ -150,7 +151,7 @@ END;
 CREATE TRIGGER chat_version_assistants_update AFTER UPDATE ON assistants BEGIN
     UPDATE inbox_versions SET version = version + 1 WHERE scope = '#chat';
     INSERT INTO chat_versions (chat_seq, version)
-        SELECT seq, (SELECT version FROM inbox_versions WHERE scope = '#chat') FROM (SELECT seq FROM chats WHERE assistant_id = NEW.id) WHERE true
+        SELECT seq, (SELECT version FROM inbox_versions WHERE scope = '#chat') FROM (SELECT seq FROM chats WHERE org_id = NEW.org_id AND assistant_id = NEW.id) WHERE true
         ON CONFLICT (chat_seq) DO UPDATE SET version = excluded.version;
 END;
 -- +goose StatementEnd

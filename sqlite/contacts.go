@@ -218,6 +218,9 @@ func (t *Tx) MoveContactChildren(orgID, from, to string) (app.MergeCounts, error
 		c, _ := res.RowsAffected()
 		*m.count = int(c)
 	}
+	if n.Segments > 0 {
+		return n, t.bumpInbox(orgID) // segment filters of the inbox may now find the other contact's chats
+	}
 	return n, nil
 }
 

@@ -86,6 +86,14 @@ func (t *Tx) InboxVersion(orgID string) (int64, error) {
 	return v, mapErr(err)
 }
 
+// bumpInbox changes the organization's inbox version, for the one change no trigger follows:
+// segment membership (migration 00010).
+func (t *Tx) bumpInbox(orgID string) error {
+	_, err := t.exec(`INSERT INTO inbox_versions (scope, version) VALUES (?, 1)
+		ON CONFLICT (scope) DO UPDATE SET version = version + 1`, orgID)
+	return err
+}
+
 // listInbox reads a page and, unless total is already known (>= 0), the list's count.
 func (t *Tx) listInbox(where string, args []any, after *app.InboxCursor, offset, limit, total int) ([]app.Chat, int, error) {
 	countArgs := args

@@ -63,16 +63,25 @@ func (t *Tx) AddToSegment(orgID, segmentID string, contactIDs []string) error {
 	if len(contactIDs) == 0 {
 		return nil
 	}
-	_, err := t.exec(`INSERT OR IGNORE INTO segment_members (segment_id, contact_id, added_at)
+	res, err := t.exec(`INSERT OR IGNORE INTO segment_members (segment_id, contact_id, added_at)
 		SELECT s.id, j.value, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM segments s, json_each(?) j
 		WHERE s.id = ? AND s.org_id = ?`, jsonText(contactIDs), segmentID, orgID)
-	return err
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		return t.bumpInbox(orgID)
+	}
+	return nil
 }
 
 // RemoveFromSegment takes one contact out of a segment.
 func (t *Tx) RemoveFromSegment(orgID, segmentID, contactID string) error {
-	return t.execOne("contact", `DELETE FROM segment_members WHERE segment_id = ? AND contact_id = ?
-		AND contact_id IN (SELECT id FROM contacts WHERE org_id = ?)`, segmentID, contactID, orgID)
+	if err := t.execOne("contact", `DELETE FROM segment_members WHERE segment_id = ? AND contact_id = ?
+		AND contact_id IN (SELECT id FROM contacts WHERE org_id = ?)`, segmentID, contactID, orgID); err != nil {
+		return err
+	}
+	return t.bumpInbox(orgID)
 }
 
 // MissingSegments answers the ids that are not segments of the organization.

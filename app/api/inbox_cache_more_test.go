@@ -75,6 +75,8 @@ func TestInboxCacheOtherProcess(t *testing.T) {
 
 // TestInboxCacheRawWrites: one SQL statement at a time from another connection, each of
 // which only the named trigger turns into a new version (the last few also cascade).
+// Segment membership has no trigger (sqlite/segments.go bumps the version itself), so it is
+// tested through the API only.
 func TestInboxCacheRawWrites(t *testing.T) {
 	t.Parallel()
 	e := chEnv(t)
@@ -88,7 +90,6 @@ func TestInboxCacheRawWrites(t *testing.T) {
 	x := chChat(e, k, "c", map[string]any{"contact_id": contact, "assistant_id": asst})["id"].(string)
 	last := chMsg(e, k, "c", x, "admin", "raw last")["id"].(string)
 	chPatch(e, k, "c", x, map[string]any{"assigned_user_id": agent.ID})
-	seg := ctSegment(e, k, "c", "Raw VIP")
 	const rawChat, rawMsg, rawMember, later = "chat_raw0000000000000000001", "msg_raw00000000000000000001",
 		"cm_raw000000000000000000001", "2030-01-01T00:00:00.000Z"
 
@@ -148,10 +149,6 @@ func TestInboxCacheRawWrites(t *testing.T) {
 			func(p icPage) bool { return chObj(contactOf(p), "contact")["name"] == "Raw Renamed" }},
 		{"channels_update", "", `UPDATE contact_channels SET name = 'Raw Channel' WHERE id = ?`, []any{channel},
 			func(p icPage) bool { return contactOf(p)["name"] == "Raw Channel" }},
-		{"segment_members_insert", "segment_id=" + seg, `INSERT INTO segment_members (segment_id, contact_id, added_at)
-			VALUES (?, ?, ?)`, []any{seg, contact, later}, func(p icPage) bool { return p.count == 1 && xc(p) != nil }},
-		{"segment_members_delete", "segment_id=" + seg, `DELETE FROM segment_members WHERE segment_id = ?`, []any{seg},
-			func(p icPage) bool { return p.count == 0 }},
 		{"members_update", "", `UPDATE members SET name = 'Raw Agent' WHERE id = ?`, []any{agent.ID},
 			func(p icPage) bool { return chObj(xc(p), "state", "assigned_user")["name"] == "Raw Agent" }},
 		{"assistants_update", "", `UPDATE assistants SET name = 'Raw Assistant' WHERE id = ?`, []any{asst},

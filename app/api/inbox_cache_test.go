@@ -290,6 +290,22 @@ func TestInboxCacheAPIWrites(t *testing.T) {
 		icExpect(t, "after removing the contact", icGet(e, q))
 	})
 
+	t.Run("segment membership by merge", func(t *testing.T) { // the source's segments move to the target
+		t.Parallel()
+		e := chEnv(t)
+		chat := chConversation(e, k(e), "c", "Target")
+		a := chat["id"].(string)
+		target := chObj(icContactOf(t, chat), "contact")["id"].(string)
+		source := chContact(e, k(e), "c", "Source", map[string]any{"type": "email", "email": "source@example.com"})["id"].(string)
+		seg := ctSegment(e, k(e), "c", "VIP")
+		e.Do("POST", "/orgs/c/segments/"+seg+"/contacts", k(e), map[string]any{"contact_ids": []string{source}}).Expect(200)
+		q := "segment_id=" + seg
+		icPrime(e, q)
+		icExpect(t, "before the merge", icGet(e, q))
+		e.Do("POST", "/orgs/c/contacts/merge", k(e), map[string]any{"source_contact_id": source, "target_contact_id": target}).Expect(200)
+		icExpect(t, "after merging a member of the segment into the chat's contact", icGet(e, q), a)
+	})
+
 	t.Run("segment deleted", func(t *testing.T) { // segments delete: segment_members go by the cascade
 		t.Parallel()
 		e := chEnv(t)

@@ -121,7 +121,9 @@ END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-CREATE TRIGGER chat_version_contacts_update AFTER UPDATE ON contacts BEGIN
+CREATE TRIGGER chat_version_contacts_update AFTER UPDATE OF name, blocked, is_admin ON contacts
+    WHEN EXISTS (SELECT 1 FROM chats WHERE contact_id = NEW.id)
+    OR EXISTS (SELECT 1 FROM contact_channels ch JOIN chat_members cm ON cm.contact_channel_id = ch.id WHERE ch.contact_id = NEW.id) BEGIN
     UPDATE inbox_versions SET version = version + 1 WHERE scope = '#chat';
     INSERT INTO chat_versions (chat_seq, version)
         SELECT seq, (SELECT version FROM inbox_versions WHERE scope = '#chat') FROM (SELECT c.seq FROM chats c WHERE c.contact_id = NEW.id UNION SELECT c.seq FROM contact_channels ch JOIN chat_members cm ON cm.contact_channel_id = ch.id JOIN chats c ON c.id = cm.chat_id WHERE ch.contact_id = NEW.id) WHERE true
@@ -130,7 +132,9 @@ END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-CREATE TRIGGER chat_version_channels_update AFTER UPDATE ON contact_channels BEGIN
+CREATE TRIGGER chat_version_channels_update AFTER UPDATE OF type, user_id, avatar, name, username, email, phone, country, agent, ip, language, contact_id ON contact_channels
+    WHEN EXISTS (SELECT 1 FROM chat_members WHERE contact_channel_id = NEW.id)
+    OR EXISTS (SELECT 1 FROM chats WHERE contact_channel_id = NEW.id) BEGIN
     UPDATE inbox_versions SET version = version + 1 WHERE scope = '#chat';
     INSERT INTO chat_versions (chat_seq, version)
         SELECT seq, (SELECT version FROM inbox_versions WHERE scope = '#chat') FROM (SELECT c.seq FROM chats c WHERE c.contact_channel_id = NEW.id UNION SELECT c.seq FROM chat_members cm JOIN chats c ON c.id = cm.chat_id WHERE cm.contact_channel_id = NEW.id) WHERE true

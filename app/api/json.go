@@ -20,6 +20,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		// A value of ours that does not encode is a bug; say so rather than half a body.
 		status, b = http.StatusInternalServerError, internalErrorBody
 	}
+	writeEncoded(w, status, b)
+}
+
+// writeEncoded sends a body already in the API's JSON form (app.EncodeJSON).
+func writeEncoded(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
 	w.Write(b) // the client may be gone; nothing left to tell it

@@ -43,9 +43,7 @@ func writeList[T any](w http.ResponseWriter, p app.Page, l app.List[T]) {
 	h.Set("pagination-take", strconv.Itoa(p.Take))
 	h.Set("pagination-next", l.Next)
 	if l.Encoded != nil {
-		h.Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(http.StatusOK)
-		w.Write(l.Encoded)
+		writeEncoded(w, http.StatusOK, l.Encoded)
 		return
 	}
 	items := l.Items

@@ -1,13 +1,13 @@
 package app
 
 import (
-	"container/list"
 	"context"
 	"strconv"
 	"strings"
-	"sync"
 
 	"golang.org/x/sync/singleflight"
+
+	"wsapi/app/vcache"
 )
 
 // inboxCache keeps recent inbox answers (a page, encoded once, or a list's count alone,
@@ -16,22 +16,13 @@ import (
 // while little changes; an answer is reused only while nothing it is made of has been
 // written, so it is never stale.
 type inboxCache struct {
-	mu      sync.Mutex
-	limit   int // chats held across all entries, an entry counting one more
-	held    int
-	entries map[string]*list.Element
-	lru     *list.List // of *inboxEntry, most recently used first
+	// answers weigh their chats, plus one for the entry.
+	answers *vcache.Cache[string, List[Chat]]
 	flight  singleflight.Group
 }
 
-type inboxEntry struct {
-	key     string
-	version int64
-	list    List[Chat]
-}
-
 func newInboxCache(limit int) *inboxCache {
-	return &inboxCache{limit: limit, entries: map[string]*list.Element{}, lru: list.New()}
+	return &inboxCache{answers: vcache.New[string, List[Chat]](limit)}
 }
 
 // CacheInbox keeps recent inbox answers in memory, up to chats chats in all (0: none).
@@ -44,43 +35,13 @@ func (s *Service) CacheInbox(chats int) {
 
 // get answers the entry for key if it was read at version. Its Items are shared: read only.
 func (c *inboxCache) get(key string, version int64) (List[Chat], bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.entries[key]
-	if !ok || el.Value.(*inboxEntry).version != version {
-		return List[Chat]{}, false
-	}
-	c.lru.MoveToFront(el)
-	l := el.Value.(*inboxEntry).list
+	l, ok := c.answers.Get(key, version)
 	l.Items = l.Items[:len(l.Items):len(l.Items)] // an append makes a copy
-	return l, true
+	return l, ok
 }
 
-// put stores an answer read at version in place of the key's previous one. (A read on an
-// older snapshot may replace a newer answer; the next request then reads again. Versions
-// are compared for equality only: after a new epoch they need not grow.)
 func (c *inboxCache) put(key string, version int64, l List[Chat]) {
-	if len(l.Items) >= c.limit {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.entries[key]; ok {
-		e := el.Value.(*inboxEntry)
-		c.held += len(l.Items) - len(e.list.Items)
-		e.version, e.list = version, l
-		c.lru.MoveToFront(el)
-	} else {
-		c.entries[key] = c.lru.PushFront(&inboxEntry{key: key, version: version, list: l})
-		c.held += len(l.Items) + 1
-	}
-	for c.held > c.limit {
-		el := c.lru.Back()
-		e := el.Value.(*inboxEntry)
-		c.lru.Remove(el)
-		delete(c.entries, e.key)
-		c.held -= len(e.list.Items) + 1
-	}
+	c.answers.Put(key, version, l, len(l.Items)+1)
 }
 
 // inboxKey names one inbox question; window is "" for the count of the whole list.

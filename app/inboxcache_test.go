@@ -44,8 +44,8 @@ func TestInboxCacheStaysWithinItsLimit(t *testing.T) {
 	for i := range 10 {
 		c.put(fmt.Sprint("k", i), 1, chatsN(4)) // 5 each with the entry itself
 	}
-	if c.held > 25 || len(c.entries) != 5 || c.lru.Len() != 5 {
-		t.Fatalf("held %d (limit 25), %d entries, %d in order", c.held, len(c.entries), c.lru.Len())
+	if c.answers.Held() > 25 || c.answers.Len() != 5 {
+		t.Fatalf("held %d (limit 25), %d entries", c.answers.Held(), c.answers.Len())
 	}
 	for i := range 5 {
 		if _, ok := c.get(fmt.Sprint("k", i), 1); ok {
@@ -63,13 +63,13 @@ func TestInboxCacheStaysWithinItsLimit(t *testing.T) {
 	}
 	// Replacing an entry accounts for the difference.
 	c.put("new", 2, chatsN(1))
-	if c.held != 5*5-3 {
-		t.Fatalf("held %d after shrinking an entry, want 22", c.held)
+	if c.answers.Held() != 5*5-3 {
+		t.Fatalf("held %d after shrinking an entry, want 22", c.answers.Held())
 	}
 	// An answer larger than the whole cache is not kept, and evicts nothing.
 	c.put("huge", 1, chatsN(25))
-	if _, ok := c.get("huge", 1); ok || len(c.entries) != 5 {
-		t.Fatalf("an answer larger than the limit was kept (%d entries)", len(c.entries))
+	if _, ok := c.get("huge", 1); ok || c.answers.Len() != 5 {
+		t.Fatalf("an answer larger than the limit was kept (%d entries)", c.answers.Len())
 	}
 }
 

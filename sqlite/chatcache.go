@@ -1,63 +1,22 @@
 package sqlite
 
 import (
-	"container/list"
 	"fmt"
 	"slices"
-	"sync"
 
 	"wsapi/app"
+	"wsapi/app/vcache"
 )
 
-// chatCache keeps chats as the inbox shows them (row, members, last message) under their
-// version (migration 00011). A write to one chat changes every inbox page of its
-// organization, but only that chat: a page read again after it loads one chat instead of a
-// hundred. Chats are reused only at the version they were loaded at, so never stale.
-type chatCache struct {
-	mu      sync.Mutex
-	limit   int
-	entries map[int64]*list.Element
-	lru     *list.List // of *chatEntry, most recently used first
-}
-
-type chatEntry struct {
-	seq, version int64
-	chat         app.Chat
-}
-
-// CacheChats keeps up to n loaded chats in memory for inbox pages (0: none).
+// CacheChats keeps up to n loaded chats in memory for inbox pages (0: none). They are kept
+// as the inbox shows them (row, members, last message) under their version (migration
+// 00011): a write to one chat changes every inbox page of its organization, but only that
+// chat, so a page read again after it loads one chat instead of a hundred. Chats are reused
+// only at the version they were loaded at, so never stale.
 func (db *DB) CacheChats(n int) {
 	db.chats = nil
 	if n > 0 {
-		db.chats = &chatCache{limit: n, entries: map[int64]*list.Element{}, lru: list.New()}
-	}
-}
-
-func (c *chatCache) get(seq, version int64) (app.Chat, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.entries[seq]
-	if !ok || el.Value.(*chatEntry).version != version {
-		return app.Chat{}, false
-	}
-	c.lru.MoveToFront(el)
-	return el.Value.(*chatEntry).chat, true
-}
-
-func (c *chatCache) put(seq, version int64, chat app.Chat) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.entries[seq]; ok {
-		e := el.Value.(*chatEntry)
-		e.version, e.chat = version, chat
-		c.lru.MoveToFront(el)
-		return
-	}
-	c.entries[seq] = c.lru.PushFront(&chatEntry{seq: seq, version: version, chat: chat})
-	for c.lru.Len() > c.limit {
-		el := c.lru.Back()
-		c.lru.Remove(el)
-		delete(c.entries, el.Value.(*chatEntry).seq)
+		db.chats = vcache.New[int64, app.Chat](n)
 	}
 }
 
@@ -76,7 +35,7 @@ func (t *Tx) loadChatsBySeq(seqs []int64) ([]app.Chat, error) {
 	var missing []int64
 	for i, seq := range seqs {
 		v, known := versions[seq]
-		if c, ok := cache.get(seq, v); known && ok {
+		if c, ok := cache.Get(seq, v); known && ok {
 			out[i] = c
 		} else {
 			missing = append(missing, seq)
@@ -93,7 +52,7 @@ func (t *Tx) loadChatsBySeq(seqs []int64) ([]app.Chat, error) {
 	for i, seq := range missing {
 		byseq[seq] = loaded[i]
 		if v, known := versions[seq]; known {
-			cache.put(seq, v, loaded[i])
+			cache.Put(seq, v, loaded[i], 1)
 		}
 	}
 	for i, seq := range seqs {

@@ -10,24 +10,24 @@ func TestChatCacheVersionsAndLimit(t *testing.T) {
 	db := &DB{}
 	db.CacheChats(3)
 	c := db.chats
-	c.put(1, 10, app.Chat{ID: "chat_1"})
-	if _, ok := c.get(1, 11); ok {
+	c.Put(1, 10, app.Chat{ID: "chat_1"}, 1)
+	if _, ok := c.Get(1, 11); ok {
 		t.Fatal("a chat loaded at version 10 was reused at version 11")
 	}
-	if got, ok := c.get(1, 10); !ok || got.ID != "chat_1" {
+	if got, ok := c.Get(1, 10); !ok || got.ID != "chat_1" {
 		t.Fatalf("get at the loaded version = %v, %v", got.ID, ok)
 	}
-	c.put(1, 11, app.Chat{ID: "chat_1 again"})
-	if got, ok := c.get(1, 11); !ok || got.ID != "chat_1 again" || c.lru.Len() != 1 {
-		t.Fatalf("a newer load did not replace the entry: %v, %v, %d entries", got.ID, ok, c.lru.Len())
+	c.Put(1, 11, app.Chat{ID: "chat_1 again"}, 1)
+	if got, ok := c.Get(1, 11); !ok || got.ID != "chat_1 again" || c.Len() != 1 {
+		t.Fatalf("a newer load did not replace the entry: %v, %v, %d entries", got.ID, ok, c.Len())
 	}
 	for seq := int64(2); seq <= 4; seq++ {
-		c.put(seq, 1, app.Chat{})
+		c.Put(seq, 1, app.Chat{}, 1)
 	}
-	if len(c.entries) != 3 || c.lru.Len() != 3 {
-		t.Fatalf("%d entries, %d in order; limit 3", len(c.entries), c.lru.Len())
+	if c.Len() != 3 {
+		t.Fatalf("%d entries; limit 3", c.Len())
 	}
-	if _, ok := c.get(1, 11); ok {
+	if _, ok := c.Get(1, 11); ok {
 		t.Fatal("the least recently used chat was kept")
 	}
 	db.CacheChats(0)

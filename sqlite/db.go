@@ -10,6 +10,7 @@ import (
 	"runtime"
 
 	"wsapi/app"
+	"wsapi/app/vcache"
 
 	_ "modernc.org/sqlite" // registers the cgo-free "sqlite" driver
 )
@@ -25,7 +26,7 @@ type DB struct {
 	// of on their next tick.
 	onQueued func()
 	// chats keeps loaded chats for inbox pages (CacheChats); nil: each one is loaded.
-	chats *chatCache
+	chats *vcache.Cache[int64, app.Chat]
 }
 
 // SetSealer sets what seals secrets at rest; it must be set before secrets are stored.

@@ -33,13 +33,15 @@ func (t *Tx) loadChatsBySeq(seqs []int64) ([]app.Chat, error) {
 	}
 	out := make([]app.Chat, len(seqs))
 	var missing []int64
+	var at []int // where each missing chat goes in out
 	for i, seq := range seqs {
-		v, known := versions[seq]
-		if c, ok := cache.Get(seq, v); known && ok {
-			out[i] = c
-		} else {
-			missing = append(missing, seq)
+		if v, known := versions[seq]; known {
+			if c, ok := cache.Get(seq, v); ok {
+				out[i] = c
+				continue
+			}
 		}
+		missing, at = append(missing, seq), append(at, i)
 	}
 	if len(missing) == 0 {
 		return out, nil
@@ -48,16 +50,10 @@ func (t *Tx) loadChatsBySeq(seqs []int64) ([]app.Chat, error) {
 	if err != nil {
 		return nil, err
 	}
-	byseq := map[int64]app.Chat{}
-	for i, seq := range missing {
-		byseq[seq] = loaded[i]
+	for j, seq := range missing {
+		out[at[j]] = loaded[j]
 		if v, known := versions[seq]; known {
-			cache.Put(seq, v, loaded[i], 1)
-		}
-	}
-	for i, seq := range seqs {
-		if c, ok := byseq[seq]; ok {
-			out[i] = c
+			cache.Put(seq, v, loaded[j], 1)
 		}
 	}
 	return out, nil

@@ -70,8 +70,8 @@ func inboxWhere(orgID string, f app.InboxFilter) (string, []any) {
 // ListInbox answers a page of chats, newest activity first, and the list's count unless the
 // caller knows it (total >= 0).
 func (t *Tx) ListInbox(orgID string, f app.InboxFilter, after *app.InboxCursor, offset, limit, total int) ([]app.Chat, int, error) {
-	if ftsQuery(f.Search) != "" {
-		return t.listInboxSearch(orgID, f, after, offset, limit, total)
+	if q := ftsQuery(f.Search); q != "" {
+		return t.listInboxSearch(orgID, q, f, after, offset, limit, total)
 	}
 	where, args := inboxWhere(orgID, f)
 	return t.listInbox(where, args, after, offset, limit, total)

@@ -71,22 +71,31 @@ func (t *Tx) ListContacts(orgID string, f app.ContactFilter, p app.Page) ([]app.
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := t.query(`SELECT `+contactColumns+` FROM contacts c WHERE `+where+`
+	out, err := t.loadContacts(`SELECT `+contactColumns+` FROM contacts c WHERE `+where+`
 		ORDER BY c.created_at, c.id LIMIT ?7 OFFSET ?8`, append(args, p.Take, p.Offset())...)
+	return out, total, err
+}
+
+// loadContacts runs a contact query and attaches each contact's channels and segments.
+func (t *Tx) loadContacts(query string, args ...any) ([]app.Contact, error) {
+	rows, err := t.query(query, args...)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	out := []app.Contact{}
 	for rows.Next() {
 		c, err := scanContact(rows)
 		if err != nil {
 			rows.Close()
-			return nil, 0, mapErr(err)
+			return nil, mapErr(err)
 		}
 		out = append(out, c)
 	}
 	rows.Close()
-	return out, total, t.attachContactChildren(out)
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+	return out, t.attachContactChildren(out)
 }
 
 // attachContactChildren loads the channels and segments of a page of contacts in two queries.

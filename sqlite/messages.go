@@ -116,24 +116,29 @@ func (t *Tx) ListMessages(orgID, chatID string, after *app.MessageCursor, offset
 	return msgs, total, err
 }
 
-// loadMessages runs a message query and fills authors and reactions.
-func (t *Tx) loadMessages(query string, args ...any) ([]app.Message, error) {
+// scanMessages runs a message query and scans its rows, closed before it returns.
+func (t *Tx) scanMessages(query string, args ...any) ([]app.Message, error) {
 	rows, err := t.query(query, args...)
 	if err != nil {
 		return nil, err
 	}
+	defer rows.Close()
 	msgs := []app.Message{}
 	for rows.Next() {
 		m, err := scanMessage(rows)
 		if err != nil {
-			rows.Close()
 			return nil, mapErr(err)
 		}
 		msgs = append(msgs, m)
 	}
-	rows.Close()
-	if len(msgs) == 0 {
-		return msgs, mapErr(rows.Err())
+	return msgs, mapErr(rows.Err())
+}
+
+// loadMessages runs a message query and fills authors and reactions.
+func (t *Tx) loadMessages(query string, args ...any) ([]app.Message, error) {
+	msgs, err := t.scanMessages(query, args...)
+	if err != nil || len(msgs) == 0 {
+		return msgs, err
 	}
 	chats := []app.Chat{{ID: msgs[0].ChatID}}
 	for _, m := range msgs[1:] {
@@ -186,20 +191,10 @@ func (t *Tx) attachLastMessages(chats []app.Chat, lastIDs []string, members chat
 	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := t.query(`SELECT `+messageColumns+` FROM chat_messages WHERE id IN (SELECT value FROM json_each(?))`, jsonText(ids))
+	msgs, err := t.scanMessages(`SELECT `+messageColumns+` FROM chat_messages WHERE id IN (SELECT value FROM json_each(?))`, jsonText(ids))
 	if err != nil {
 		return err
 	}
-	msgs := []app.Message{}
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			rows.Close()
-			return mapErr(err)
-		}
-		msgs = append(msgs, m)
-	}
-	rows.Close()
 	if err := t.fillMessages(msgs, members); err != nil {
 		return err
 	}

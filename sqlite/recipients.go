@@ -59,21 +59,8 @@ func (t *Tx) attachRecipientContacts(rs []app.Recipient) error {
 	for _, r := range rs {
 		ids = append(ids, r.ContactID)
 	}
-	rows, err := t.query(`SELECT `+contactColumns+` FROM contacts c WHERE c.id IN (SELECT value FROM json_each(?))`, jsonText(ids))
+	cs, err := t.loadContacts(`SELECT `+contactColumns+` FROM contacts c WHERE c.id IN (SELECT value FROM json_each(?))`, jsonText(ids))
 	if err != nil {
-		return err
-	}
-	var cs []app.Contact
-	for rows.Next() {
-		c, err := scanContact(rows)
-		if err != nil {
-			rows.Close()
-			return mapErr(err)
-		}
-		cs = append(cs, c)
-	}
-	rows.Close()
-	if err := t.attachContactChildren(cs); err != nil {
 		return err
 	}
 	byID := map[string]*app.Contact{}

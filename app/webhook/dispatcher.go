@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
@@ -40,10 +41,7 @@ func (d *Dispatcher) Run(ctx context.Context) { d.loop.Run(ctx, d.claim) }
 
 func (d *Dispatcher) claim(ctx context.Context, free int) []func() {
 	d.mu.Lock()
-	busy := make(map[string]int, len(d.busy))
-	for k, v := range d.busy {
-		busy[k] = v
-	}
+	busy := maps.Clone(d.busy)
 	d.mu.Unlock()
 	jobs, err := d.Service.ClaimDeliveries(ctx, free, d.PerEndpoint, busy)
 	if err != nil {

@@ -23,7 +23,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -176,12 +175,9 @@ func run(dbPath string, spec seedSpec, o options) error {
 		}
 		return res.StatusCode, res.Header.Get("pagination-next"), body, nil
 	}
-	var prof *os.File
-	if o.cpuprofile != "" {
-		if prof, err = os.Create(o.cpuprofile); err != nil {
-			return err
-		}
-		pprof.StartCPUProfile(prof)
+	stopProfile, err := measure.StartCPUProfile(o.cpuprofile)
+	if err != nil {
+		return err
 	}
 	fmt.Printf("GOMAXPROCS=%d, %d clients, %s per mix, take=%d, inbox cache %d chats, %.0f messages/s written during each mix\n\n",
 		runtime.GOMAXPROCS(0), clients, duration, max(take, 100), o.cache, o.writes)
@@ -207,10 +203,7 @@ func run(dbPath string, spec seedSpec, o options) error {
 		fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %.1f ms | %s | %d |\n", m.name, len(lat), float64(len(lat))/duration.Seconds(),
 			pct(lat, 50), pct(lat, 90), pct(lat, 99), pct(lat, 100), perReq, counts[m.name], w.n)
 	}
-	if prof != nil {
-		pprof.StopCPUProfile()
-		prof.Close()
-	}
+	stopProfile()
 	fmt.Printf("\npeak RSS of the process (server and clients): %d MiB\n", measure.PeakRSS()>>20)
 	return nil
 }

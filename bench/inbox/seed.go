@@ -81,13 +81,8 @@ func seed(ctx context.Context, path string, s seedSpec, log func(string, ...any)
 			default:
 				user = strings.ToLower(first) + fmt.Sprint(i)
 			}
-			digits := strings.Map(func(r rune) rune {
-				if r >= '0' && r <= '9' {
-					return r
-				}
-				return -1
-			}, phone)
-			if _, err := ch.Exec(c.id, s.orgID, c.contact, c.typ, name, user, email, phone, strings.ToLower(email), digits, ts, ts); err != nil {
+			if _, err := ch.Exec(c.id, s.orgID, c.contact, c.typ, name, user, email, phone,
+				app.NormalizeEmail(email), app.NormalizePhone(phone), ts, ts); err != nil {
 				return err
 			}
 			chans[i] = c
@@ -136,12 +131,12 @@ func seed(ctx context.Context, path string, s seedSpec, log func(string, ...any)
 				// The chat row goes first: the message search trigger reads the chat's seq.
 				type message struct{ id, role, author, text, turns, at string }
 				msgs := make([]message, n)
+				roles, authors := [3]string{"user", "assistant", "admin"}, [3]string{contact, "", admin}
 				last, lastContact := "", ""
 				ts := created
 				for j := range msgs {
 					ts += time.Duration(rng.Int64N(int64(10 * time.Minute)))
-					role := []string{"user", "assistant", "admin"}[j%3]
-					author := map[string]string{"user": contact, "admin": admin, "assistant": ""}[role]
+					role, author := roles[j%3], authors[j%3]
 					text := sentence(rng, words)
 					turns, _ := json.Marshal([]app.Turn{{Role: role, Parts: []app.Part{{Type: "text", Text: text}}}})
 					last = app.NewID("msg")

@@ -9,6 +9,9 @@ import (
 // forbiddenNets are the address ranges a customer webhook (or crawled URL) may never reach:
 // loopback, private, link-local, CGNAT, "this network", benchmark, reserved, multicast and
 // the IETF special-purpose blocks that are not globally reachable.
+// teredo is the Teredo range, whose addresses hide an obfuscated IPv4 address.
+var teredo = netip.MustParsePrefix("2001::/32")
+
 var forbiddenNets = []struct {
 	prefix netip.Prefix
 	class  string
@@ -65,7 +68,7 @@ func ForbiddenAddr(a netip.Addr) string {
 			}
 		}
 		// Teredo hides an obfuscated IPv4 address; there is no reason to call one.
-		if netip.MustParsePrefix("2001::/32").Contains(a) {
+		if teredo.Contains(a) {
 			return "reserved"
 		}
 	}

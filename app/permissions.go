@@ -28,25 +28,28 @@ const (
 var memberAreas = []string{"keys", "contacts", "inbox", "broadcasts", "assistants", "knowledge", "emails"}
 
 // BuiltinPermissions lists what a built-in role holds, or nil for a name that is not built in.
-func BuiltinPermissions(role string) []Permission {
-	switch role {
-	case RoleAdmin:
-		var all []Permission
-		for _, a := range Areas {
-			all = append(all, Read(a), Write(a))
-		}
-		return all
-	case RoleMember:
-		var ps []Permission
-		for _, a := range Areas {
-			ps = append(ps, Read(a))
-		}
-		for _, a := range memberAreas {
-			ps = append(ps, Write(a))
-		}
-		return ps
+// The lists are built once (every authenticated request asks) and shared: read only.
+func BuiltinPermissions(role string) []Permission { return builtinPermissions[role] }
+
+var builtinPermissions = map[string][]Permission{RoleAdmin: adminPermissions(), RoleMember: memberPermissions()}
+
+func adminPermissions() []Permission {
+	var all []Permission
+	for _, a := range Areas {
+		all = append(all, Read(a), Write(a))
 	}
-	return nil
+	return slices.Clip(all)
+}
+
+func memberPermissions() []Permission {
+	var ps []Permission
+	for _, a := range Areas {
+		ps = append(ps, Read(a))
+	}
+	for _, a := range memberAreas {
+		ps = append(ps, Write(a))
+	}
+	return slices.Clip(ps)
 }
 
 // ValidPermission tells whether p names a known area and access.

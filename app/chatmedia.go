@@ -83,7 +83,7 @@ func (s *Service) mediaEvent(ctx context.Context, c Caller, chatID string, in Ch
 			p.Add("data.audio", "must be non-empty base64")
 		}
 		if _, ok := MediaFormats[in.Data.Format]; !ok {
-			p.Add("data.format", "must be a Media format (opus-rtp, opus-raw, opus-ogg, pcm-wav, pcm-raw, mp3, m4a, mulaw)")
+			p.Add("data.format", "must be a Media format ("+strings.Join(MediaFormatNames, ", ")+")")
 		}
 	}
 	if err := p.Err(); err != nil {

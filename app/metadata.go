@@ -32,9 +32,11 @@ var labels = map[string]map[string]string{
 		"ASSIGNED_TO_ME": "Assignées à moi", "UNASSIGNED": "Non assignées"},
 }
 
+var wordBreaks = strings.NewReplacer("_", " ", "-", " ", ":", " ")
+
 // englishLabel turns OPEN_THING or open_thing into "Open thing".
 func englishLabel(v string) string {
-	s := strings.ToLower(strings.NewReplacer("_", " ", "-", " ", ":", " ").Replace(v))
+	s := strings.ToLower(wordBreaks.Replace(v))
 	if s == "" {
 		return s
 	}
@@ -56,7 +58,7 @@ func GetMetadata(lang string) (Metadata, error) {
 	sets := map[string][]string{
 		"integration_id": Integrations, "chat_status": RunStatuses, "chat_state": ChatStates,
 		"visibility": Visibilities, "memory_type": MemoryTypes, "segment_color": SegmentColors,
-		"inbox_filter": InboxFilters, "ai_status": AIStatuses, "media_format": mediaFormatNames(),
+		"inbox_filter": InboxFilters, "ai_status": AIStatuses, "media_format": MediaFormatNames,
 		"message_role": MessageRoles, "field_type": FieldTypes, "connection_type": ConnectionTypes,
 	}
 	for name, values := range sets {
@@ -73,9 +75,9 @@ func GetMetadata(lang string) (Metadata, error) {
 	return md, nil
 }
 
-func mediaFormatNames() []string {
-	return []string{"opus-rtp", "opus-raw", "opus-ogg", "pcm-wav", "pcm-raw", "mp3", "m4a", "mulaw"}
-}
+// MediaFormatNames is the spec's Media format value set, in its order (the keys of
+// MediaFormats).
+var MediaFormatNames = []string{"opus-rtp", "opus-raw", "opus-ogg", "pcm-wav", "pcm-raw", "mp3", "m4a", "mulaw"}
 
 // FieldTypes is the spec's Field type value set.
 var FieldTypes = []string{"object", "id", "string", "number", "boolean", "date", "datetime", "time", "enum", "file",

@@ -68,11 +68,7 @@ func (s *Service) UpdateChat(ctx context.Context, orgID, id string, in ChatPatch
 
 func applyChatPatch(c *Chat, in ChatPatch) {
 	if in.Title.Set {
-		c.Title = nil
-		if !in.Title.Null {
-			t := in.Title.Value
-			c.Title = &t
-		}
+		c.Title = in.Title.Ptr()
 	}
 	if in.Pinned != nil {
 		c.Pinned = *in.Pinned
@@ -91,11 +87,7 @@ func applyChatPatch(c *Chat, in ChatPatch) {
 		st.AIEnabled = *in.AIEnabled
 	}
 	if in.CSATScore.Set {
-		st.CSATScore = nil
-		if !in.CSATScore.Null {
-			v := in.CSATScore.Value
-			st.CSATScore = &v
-		}
+		st.CSATScore = in.CSATScore.Ptr()
 	}
 }
 
@@ -104,10 +96,7 @@ func (s *Service) reassign(tx Tx, c *Chat, to Optional[string], now Time) (bool,
 	if !to.Set {
 		return false, nil
 	}
-	next := ""
-	if !to.Null {
-		next = to.Value
-	}
+	next := to.Value // "" when null
 	if next == c.AssignedUserID {
 		return false, nil
 	}

@@ -142,11 +142,7 @@ func (s *Service) UpdateIdentity(ctx context.Context, orgID, id string, in Ident
 			return err
 		}
 		if in.Name.Set {
-			e.Name = nil
-			if !in.Name.Null {
-				n := in.Name.Value
-				e.Name = &n
-			}
+			e.Name = in.Name.Ptr()
 		}
 		if in.IsDefault != nil {
 			if *in.IsDefault && !e.IsDefault {

@@ -267,11 +267,7 @@ func (s *Service) UpdateMessage(ctx context.Context, orgID, chatID, id string, i
 			m.Messages, m.Text = in.Messages, messageText(in.Messages)
 		}
 		if in.Error.Set {
-			m.Error = nil
-			if !in.Error.Null {
-				e := in.Error.Value
-				m.Error = &e
-			}
+			m.Error = in.Error.Ptr()
 		}
 		if in.Usage != nil {
 			m.Usage = in.Usage

@@ -18,3 +18,12 @@ func (o *Optional[T]) UnmarshalJSON(b []byte) error {
 	}
 	return json.Unmarshal(b, &o.Value)
 }
+
+// Ptr is the field as a nullable value: nil when null, else a pointer to a copy of Value.
+func (o Optional[T]) Ptr() *T {
+	if o.Null {
+		return nil
+	}
+	v := o.Value
+	return &v
+}

@@ -189,7 +189,7 @@ func migrateCmd(e *env) *cobra.Command {
 		Use: "up", Short: "Apply every pending migration", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var applied []sqlite.MigrationResult
-			db, err := e.openStore(cmd.Context(), func(r sqlite.MigrationResult) {
+			db, err := openStore(cmd.Context(), e.cfg.DB.Path, func(r sqlite.MigrationResult) {
 				applied = append(applied, r)
 				fmt.Fprintf(e.stderr, "applied %s (%s)\n", r.Name, r.Duration)
 			})
@@ -258,7 +258,7 @@ func backupCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use: "backup FILE", Short: "Write a consistent copy of the live database", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := e.openStore(cmd.Context(), nil)
+			db, err := openStore(cmd.Context(), e.cfg.DB.Path, nil)
 			if err != nil {
 				return err
 			}

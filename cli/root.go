@@ -126,9 +126,9 @@ func (e *env) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(e.stderr, opts))
 }
 
-// openStore opens and migrates the database; progress reports each migration applied.
-func (e *env) openStore(ctx context.Context, progress func(sqlite.MigrationResult)) (*sqlite.DB, error) {
-	db, err := sqlite.Open(e.cfg.DB.Path)
+// openStore opens and migrates the database at path; progress reports each migration applied.
+func openStore(ctx context.Context, path string, progress func(sqlite.MigrationResult)) (*sqlite.DB, error) {
+	db, err := sqlite.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -68,14 +68,10 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	db, err := sqlite.Open(cfg.DB.Path)
-	if err != nil {
-		return nil, err
-	}
-	if err := db.Migrate(ctx, func(r sqlite.MigrationResult) {
+	db, err := openStore(ctx, cfg.DB.Path, func(r sqlite.MigrationResult) {
 		log.Info("migration applied", "name", r.Name, "duration", r.Duration)
-	}); err != nil {
-		db.Close()
+	})
+	if err != nil {
 		return nil, err
 	}
 	svc := app.NewService(db, opt.Clock, log)

@@ -89,16 +89,11 @@ func ParseInboxFilter(get func(string) string, memberID string) (InboxFilter, er
 // Inbox lists chats newest activity first, by page or by cursor. With the inbox cache on,
 // the answer's Items are shared with other requests: read only.
 func (s *Service) Inbox(ctx context.Context, orgID string, f InboxFilter, next string, pg Page) (l List[Chat], err error) {
-	var after *InboxCursor
-	if next != "" {
-		if after, err = decodeCursor[InboxCursor](next); err != nil {
-			return l, Invalid("next", "is not a cursor this list answered")
-		}
+	after, err := parseCursor[InboxCursor](next)
+	if err != nil {
+		return l, err
 	}
-	offset := pg.Offset()
-	if after != nil {
-		offset = 0
-	}
+	offset := windowOffset(after, pg)
 	err = s.Store.Read(ctx, func(tx Tx) error {
 		read := func(total int) (List[Chat], error) { return inboxPage(tx, orgID, f, after, offset, pg.Take, total) }
 		if s.inbox == nil {
@@ -117,10 +112,8 @@ func inboxPage(tx Tx, orgID string, f InboxFilter, after *InboxCursor, offset, t
 	var l List[Chat]
 	var err error
 	l.Items, l.Total, err = tx.ListInbox(orgID, f, after, offset, take+1, total)
-	if err == nil && len(l.Items) > take {
-		l.Items = l.Items[:take]
-		last := l.Items[len(l.Items)-1]
-		l.Next = encodeCursor(InboxCursor{UpdatedAt: last.UpdatedAt.String(), ID: last.ID})
+	if err == nil {
+		trimPage(&l, take, func(c Chat) InboxCursor { return InboxCursor{UpdatedAt: c.UpdatedAt.String(), ID: c.ID} })
 	}
 	return l, err
 }

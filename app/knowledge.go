@@ -213,11 +213,9 @@ func (s *Service) ListKnowledge(ctx context.Context, orgID, assistantID string, 
 	if f.Status != "" && f.Status != "ALL" && !slices.Contains(KnowledgeStatuses, f.Status) {
 		p.Add("status", "must be ALL, PENDING, PROCESSING, PROCESSED or FAILED")
 	}
-	var after *KnowledgeCursor
-	if next != "" {
-		if after, err = decodeCursor[KnowledgeCursor](next); err != nil {
-			p.Add("next", "is not a cursor this list answered")
-		}
+	after, err := parseCursor[KnowledgeCursor](next)
+	if err != nil {
+		p.Add("next", "is not a cursor this list answered") // with the other fields' problems
 	}
 	if err := p.Err(); err != nil {
 		return l, err
@@ -226,17 +224,13 @@ func (s *Service) ListKnowledge(ctx context.Context, orgID, assistantID string, 
 		if err := liveAssistant(tx, orgID, assistantID); err != nil {
 			return err
 		}
-		offset := pg.Offset()
-		if after != nil {
-			offset = 0
-		}
-		l.Items, l.Total, err = tx.ListKnowledge(orgID, assistantID, f, after, offset, pg.Take+1)
+		l.Items, l.Total, err = tx.ListKnowledge(orgID, assistantID, f, after, windowOffset(after, pg), pg.Take+1)
 		return err
 	})
-	if err == nil && len(l.Items) > pg.Take {
-		l.Items = l.Items[:pg.Take]
-		last := l.Items[len(l.Items)-1]
-		l.Next = encodeCursor(KnowledgeCursor{CreatedAt: last.CreatedAt.String(), ID: last.ID})
+	if err == nil {
+		trimPage(&l, pg.Take, func(k KnowledgeContent) KnowledgeCursor {
+			return KnowledgeCursor{CreatedAt: k.CreatedAt.String(), ID: k.ID}
+		})
 	}
 	return l, err
 }

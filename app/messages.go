@@ -217,27 +217,19 @@ func bumpCounters(chat *Chat, m Message, now Time) {
 
 // ListMessages lists a chat's messages oldest first, by page or by cursor.
 func (s *Service) ListMessages(ctx context.Context, orgID, chatID, next string, pg Page) (l List[Message], err error) {
-	var after *MessageCursor
-	if next != "" {
-		if after, err = decodeCursor[MessageCursor](next); err != nil {
-			return l, Invalid("next", "is not a cursor this list answered")
-		}
+	after, err := parseCursor[MessageCursor](next)
+	if err != nil {
+		return l, err
 	}
 	err = s.Store.Read(ctx, func(tx Tx) error {
 		if _, err := tx.GetChat(orgID, chatID); err != nil {
 			return err
 		}
-		offset := pg.Offset()
-		if after != nil {
-			offset = 0
-		}
-		l.Items, l.Total, err = tx.ListMessages(orgID, chatID, after, offset, pg.Take+1)
+		l.Items, l.Total, err = tx.ListMessages(orgID, chatID, after, windowOffset(after, pg), pg.Take+1)
 		return err
 	})
-	if err == nil && len(l.Items) > pg.Take {
-		l.Items = l.Items[:pg.Take]
-		last := l.Items[len(l.Items)-1]
-		l.Next = encodeCursor(MessageCursor{Seq: last.Seq})
+	if err == nil {
+		trimPage(&l, pg.Take, func(m Message) MessageCursor { return MessageCursor{Seq: m.Seq} })
 	}
 	return l, err
 }

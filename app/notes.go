@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"slices"
 	"strings"
 )
@@ -130,28 +128,21 @@ func (s *Service) CreateMemory(ctx context.Context, c Caller, contactID string, 
 
 // ListMemories lists a contact's memories, most important first, by page or by cursor.
 func (s *Service) ListMemories(ctx context.Context, orgID, contactID, next string, pg Page) (l List[Memory], err error) {
-	var after *MemoryCursor
-	if next != "" {
-		if after, err = decodeCursor[MemoryCursor](next); err != nil {
-			return l, Invalid("next", "is not a cursor this list answered")
-		}
+	after, err := parseCursor[MemoryCursor](next)
+	if err != nil {
+		return l, err
 	}
 	err = s.Store.Read(ctx, func(tx Tx) error {
 		if _, err := tx.GetContact(orgID, contactID); err != nil {
 			return err
 		}
-		offset := pg.Offset()
-		if after != nil {
-			offset = 0
-		}
-		// One row more than the page tells whether a next page exists.
-		l.Items, l.Total, err = tx.ListMemories(orgID, contactID, after, offset, pg.Take+1)
+		l.Items, l.Total, err = tx.ListMemories(orgID, contactID, after, windowOffset(after, pg), pg.Take+1)
 		return err
 	})
-	if err == nil && len(l.Items) > pg.Take {
-		l.Items = l.Items[:pg.Take]
-		last := l.Items[len(l.Items)-1]
-		l.Next = encodeCursor(MemoryCursor{Importance: last.Importance, CreatedAt: last.CreatedAt.String(), ID: last.ID})
+	if err == nil {
+		trimPage(&l, pg.Take, func(m Memory) MemoryCursor {
+			return MemoryCursor{Importance: m.Importance, CreatedAt: m.CreatedAt.String(), ID: m.ID}
+		})
 	}
 	return l, err
 }
@@ -159,24 +150,4 @@ func (s *Service) ListMemories(ctx context.Context, orgID, contactID, next strin
 // DeleteMemory removes a memory.
 func (s *Service) DeleteMemory(ctx context.Context, orgID, contactID, id string) error {
 	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteMemory(orgID, contactID, id) })
-}
-
-// encodeCursor makes an opaque cursor of a position.
-func encodeCursor(v any) string {
-	b, _ := json.Marshal(v)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func decodeCursor[T any](s string) (*T, error) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, err
-	}
-	var v T
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return &v, nil
 }

@@ -144,28 +144,22 @@ func ParseRecipientFilter(get func(string) string) (RecipientFilter, error) {
 
 // ListRecipients lists recipients by page or by cursor.
 func (s *Service) ListRecipients(ctx context.Context, orgID string, f RecipientFilter, next string, pg Page) (l List[Recipient], err error) {
-	var after *RecipientCursor
-	if next != "" {
-		if after, err = decodeCursor[RecipientCursor](next); err != nil {
-			return l, Invalid("next", "is not a cursor this list answered")
-		}
+	after, err := parseCursor[RecipientCursor](next)
+	if err != nil {
+		return l, err
 	}
 	err = s.Store.Read(ctx, func(tx Tx) error {
-		offset := pg.Offset()
-		if after != nil {
-			offset = 0
-		}
-		l.Items, l.Total, err = tx.ListRecipients(orgID, f, after, offset, pg.Take+1)
+		l.Items, l.Total, err = tx.ListRecipients(orgID, f, after, windowOffset(after, pg), pg.Take+1)
 		return err
 	})
-	if err == nil && len(l.Items) > pg.Take {
-		l.Items = l.Items[:pg.Take]
-		last := l.Items[len(l.Items)-1]
-		v := last.CreatedAt
-		if f.SortField == "updated_at" {
-			v = last.UpdatedAt
-		}
-		l.Next = encodeCursor(RecipientCursor{Value: v.String(), ID: last.ID})
+	if err == nil {
+		trimPage(&l, pg.Take, func(r Recipient) RecipientCursor {
+			v := r.CreatedAt
+			if f.SortField == "updated_at" {
+				v = r.UpdatedAt
+			}
+			return RecipientCursor{Value: v.String(), ID: r.ID}
+		})
 	}
 	return l, err
 }

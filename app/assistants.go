@@ -125,13 +125,7 @@ type AssistantInput struct {
 
 func (s *Service) validateAssistant(in AssistantInput, creating bool) error {
 	p := Problems{}
-	if in.Name != nil || creating {
-		name := ""
-		if in.Name != nil {
-			name = *in.Name
-		}
-		validateName(p, "name", name, 255)
-	}
+	validateNameField(p, "name", in.Name, creating, 255)
 	if in.AvatarURL != nil {
 		validateURL(p, "avatar_url", *in.AvatarURL)
 	}

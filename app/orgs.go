@@ -87,6 +87,20 @@ func validateName(p Problems, field, name string, max int) {
 	}
 }
 
+// validateNameField checks a name that a create requires and a patch may leave out (nil),
+// and answers it ("" when absent) and whether it was checked.
+func validateNameField(p Problems, field string, name *string, creating bool, max int) (string, bool) {
+	if name == nil && !creating {
+		return "", false
+	}
+	v := ""
+	if name != nil {
+		v = *name
+	}
+	validateName(p, field, v, max)
+	return v, true
+}
+
 func validateURL(p Problems, field, raw string) {
 	if raw == "" {
 		return

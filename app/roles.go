@@ -33,15 +33,9 @@ type RoleInput struct {
 
 func validateRole(in RoleInput, creating bool) error {
 	p := Problems{}
-	if in.Name != nil || creating {
-		name := ""
-		if in.Name != nil {
-			name = *in.Name
-		}
-		validateName(p, "name", name, 100)
-		if BuiltinPermissions(strings.ToUpper(strings.TrimSpace(name))) != nil {
-			p.Add("name", "ADMIN and MEMBER are built in")
-		}
+	if name, checked := validateNameField(p, "name", in.Name, creating, 100); checked &&
+		BuiltinPermissions(strings.ToUpper(strings.TrimSpace(name))) != nil {
+		p.Add("name", "ADMIN and MEMBER are built in")
 	}
 	if in.Permissions == nil && creating {
 		p.Add("permissions", "is required")

@@ -52,13 +52,7 @@ func validColor(c string) bool {
 
 func validateSegment(in SegmentInput, creating bool) error {
 	p := Problems{}
-	if in.Name != nil || creating {
-		name := ""
-		if in.Name != nil {
-			name = *in.Name
-		}
-		validateName(p, "name", name, 255)
-	}
+	validateNameField(p, "name", in.Name, creating, 255)
 	if in.Color != nil && !validColor(*in.Color) {
 		p.Add("color", "must be one of "+strings.Join(SegmentColors, ", "))
 	}

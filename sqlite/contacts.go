@@ -148,19 +148,28 @@ func (t *Tx) channelsOf(contactIDs []string) ([]app.Channel, error) {
 	defer rows.Close()
 	var out []app.Channel
 	for rows.Next() {
-		var ch app.Channel
-		var pd string
-		if err := rows.Scan(&ch.ID, &ch.ContactID, &ch.Type, &ch.UserID, &ch.Avatar, &ch.Name, &ch.Username, &ch.Email,
-			&ch.Phone, &ch.Country, &ch.Agent, &ch.IP, &ch.Language, &pd, &ch.CreatedAt, &ch.UpdatedAt); err != nil {
+		ch, err := scanChannel(rows)
+		if err != nil {
 			return nil, mapErr(err)
 		}
-		if err := json.Unmarshal([]byte(pd), &ch.PlatformData); err != nil {
-			return nil, fmt.Errorf("sqlite: platform_data: %w", err)
-		}
-		ch.Link = ch.ChannelProfile.Link()
 		out = append(out, ch)
 	}
 	return out, mapErr(rows.Err())
+}
+
+// scanChannel reads a row of channelColumns.
+func scanChannel(r rowScanner) (app.Channel, error) {
+	var ch app.Channel
+	var pd string
+	if err := r.Scan(&ch.ID, &ch.ContactID, &ch.Type, &ch.UserID, &ch.Avatar, &ch.Name, &ch.Username, &ch.Email,
+		&ch.Phone, &ch.Country, &ch.Agent, &ch.IP, &ch.Language, &pd, &ch.CreatedAt, &ch.UpdatedAt); err != nil {
+		return ch, err
+	}
+	if err := json.Unmarshal([]byte(pd), &ch.PlatformData); err != nil {
+		return ch, fmt.Errorf("sqlite: platform_data: %w", err)
+	}
+	ch.Link = ch.ChannelProfile.Link()
+	return ch, nil
 }
 
 // UpdateContact writes the contact's own columns.
@@ -235,19 +244,9 @@ func (t *Tx) MoveContactChildren(orgID, from, to string) (app.MergeCounts, error
 
 // GetChannel reads one channel of the organization.
 func (t *Tx) GetChannel(orgID, id string) (app.Channel, error) {
-	var contactID string
-	err := t.row(`SELECT contact_id FROM contact_channels WHERE org_id = ? AND id = ?`, orgID, id).Scan(&contactID)
+	ch, err := scanChannel(t.row(`SELECT `+channelColumns+` FROM contact_channels WHERE org_id = ? AND id = ?`, orgID, id))
 	if err != nil {
 		return app.Channel{}, one(err, "channel")
 	}
-	chs, err := t.channelsOf([]string{contactID})
-	if err != nil {
-		return app.Channel{}, err
-	}
-	for _, ch := range chs {
-		if ch.ID == id {
-			return ch, nil
-		}
-	}
-	return app.Channel{}, app.NotFound("channel")
+	return ch, nil
 }

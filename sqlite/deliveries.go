@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"strings"
 
 	"wsapi/app"
 )
@@ -53,17 +52,14 @@ func (t *Tx) ClaimDue(now, leaseUntil app.Time, limit, perEndpoint int, busy map
 }
 
 func (t *Tx) lease(ids []string, leaseUntil app.Time) ([]app.Job, error) {
-	args := []any{leaseUntil}
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	in := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
-	if _, err := t.exec(`UPDATE webhook_deliveries SET lease_until = ? WHERE id IN (`+in+`)`, args...); err != nil {
+	list := jsonText(ids)
+	if _, err := t.exec(`UPDATE webhook_deliveries SET lease_until = ? WHERE id IN (SELECT value FROM json_each(?))`,
+		leaseUntil, list); err != nil {
 		return nil, err
 	}
 	rows, err := t.query(`SELECT d.id, d.org_id, d.webhook_id, w.url, w.secret, e.id, e.type, e.body, d.attempts_count
 		FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.webhook_id JOIN events e ON e.id = d.event_id
-		WHERE d.id IN (`+in+`)`, args[1:]...)
+		WHERE d.id IN (SELECT value FROM json_each(?))`, list)
 	if err != nil {
 		return nil, err
 	}
@@ -157,15 +153,14 @@ func (t *Tx) attachAttempts(ds []app.Delivery) error {
 		return nil
 	}
 	index := map[string]int{}
-	args := make([]any, len(ds))
+	ids := make([]string, len(ds))
 	for i, d := range ds {
 		index[d.ID] = i
-		args[i] = d.ID
+		ids[i] = d.ID
 		ds[i].Attempts = []app.Attempt{}
 	}
-	in := strings.TrimSuffix(strings.Repeat("?,", len(ds)), ",")
 	rows, err := t.query(`SELECT delivery_id, number, status, response_code, response_body, duration_ms, error, created_at
-		FROM webhook_attempts WHERE delivery_id IN (`+in+`) ORDER BY delivery_id, number`, args...)
+		FROM webhook_attempts WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY delivery_id, number`, jsonText(ids))
 	if err != nil {
 		return err
 	}

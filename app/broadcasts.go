@@ -86,6 +86,7 @@ func validateBroadcast(in BroadcastInput) error {
 		if strings.TrimSpace(in.Subject) == "" || CharCount(in.Subject) > 998 {
 			p.Add("subject", "must be 1 to 998 characters for an email broadcast")
 		}
+		headerSafeProblem(p, "subject", in.Subject)
 	}
 	if strings.TrimSpace(in.Text) == "" && strings.TrimSpace(in.HTML) == "" {
 		p.Add("text", "text or html is required")

@@ -78,6 +78,8 @@ func (s *Service) CreateIdentity(ctx context.Context, orgID string, in IdentityI
 	}
 	if in.Name != nil && CharCount(*in.Name) > 255 {
 		p.Add("name", "must be at most 255 characters")
+	} else if in.Name != nil {
+		headerSafeProblem(p, "name", *in.Name)
 	}
 	if err := p.Err(); err != nil {
 		return e, err
@@ -136,6 +138,9 @@ func (s *Service) DeleteIdentity(ctx context.Context, orgID, id string) error {
 func (s *Service) UpdateIdentity(ctx context.Context, orgID, id string, in IdentityPatch) (e EmailIdentity, err error) {
 	if in.Name.Set && !in.Name.Null && CharCount(in.Name.Value) > 255 {
 		return e, Invalid("name", "must be at most 255 characters")
+	}
+	if in.Name.Set && !in.Name.Null && !HeaderSafe(in.Name.Value) {
+		return e, Invalid("name", "must not contain control characters (line breaks, tabs)")
 	}
 	err = s.Store.Write(ctx, func(tx Tx) error {
 		if e, err = tx.GetIdentity(orgID, id); err != nil {

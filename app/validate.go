@@ -4,6 +4,7 @@ import (
 	"net/mail"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -39,3 +40,14 @@ func NormalizePhone(s string) string {
 
 // NormalizeEmail is the form emails are matched in.
 func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// HeaderSafe tells a value that may reach a mail header: no control characters, since a CR or
+// LF would end the field and start another ("Eve\r\nBcc: evil@example.com").
+func HeaderSafe(s string) bool { return !strings.ContainsFunc(s, unicode.IsControl) }
+
+// headerSafeProblem adds the problem of a value that may reach a mail header.
+func headerSafeProblem(p Problems, field, value string) {
+	if !HeaderSafe(value) {
+		p.Add(field, "must not contain control characters (line breaks, tabs)")
+	}
+}

@@ -39,6 +39,7 @@ func TestBroadcastCreateValidation(t *testing.T) {
 		{map[string]any{"contact_ids": []string{}, "segment_ids": []string{}}, "segment_ids"},
 		{map[string]any{"segment_ids": []string{"seg_unknown"}}, "segment_ids"},
 		{map[string]any{"subject": nil}, "subject"},
+		{map[string]any{"subject": "Hi\r\nBcc: evil@example.com"}, "subject"},
 		{map[string]any{"text": nil}, "text"},
 		{map[string]any{"name": ""}, "name"},
 		{map[string]any{"name": strings.Repeat("n", 256)}, "name"},

@@ -9,9 +9,11 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"net/mail"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/emersion/go-msgauth/dkim"
 	gomail "github.com/wneessen/go-mail"
@@ -27,9 +29,14 @@ var signedHeaders = []string{"From", "To", "Subject", "Date", "Message-ID", "Lis
 // Compose builds the RFC 5322 message of e and signs it with DKIM.
 func Compose(e app.OutboundEmail, now time.Time) ([]byte, error) {
 	m := gomail.NewMsg()
-	if err := m.FromFormat(e.FromName, e.FromEmail); err != nil {
+	// net/mail quotes the display name as RFC 5322 requires (or encodes it as RFC 2047 words),
+	// so `Bob "The Builder" O'Brien` arrives intact; FromFormat would wrap it in bare quotes.
+	from, err := mail.ParseAddress(e.FromEmail)
+	if err != nil {
 		return nil, fmt.Errorf("mail: from: %w", err)
 	}
+	from.Name = withoutControls(e.FromName)
+	m.FromMailAddress(from)
 	if err := m.To(e.To); err != nil {
 		return nil, fmt.Errorf("mail: to: %w", err)
 	}
@@ -37,7 +44,10 @@ func Compose(e app.OutboundEmail, now time.Time) ([]byte, error) {
 	m.SetDateWithValue(now)
 	m.SetMessageIDWithValue(e.MessageID)
 	m.SetGenHeader("List-Unsubscribe", "<"+e.UnsubscribeURL+">")
-	m.SetGenHeader("List-Unsubscribe-Post", "List-Unsubscribe=One-Click")
+	if strings.HasPrefix(e.UnsubscribeURL, "https://") {
+		// RFC 8058 one-click is defined for HTTPS URIs only.
+		m.SetGenHeader("List-Unsubscribe-Post", "List-Unsubscribe=One-Click")
+	}
 	body, err := htmlBody(e)
 	if err != nil {
 		return nil, err
@@ -56,6 +66,17 @@ func Compose(e app.OutboundEmail, now time.Time) ([]byte, error) {
 		return nil, fmt.Errorf("mail: compose: %w", err)
 	}
 	return sign(raw.Bytes(), e)
+}
+
+// withoutControls turns control characters into spaces: names stored before they were refused
+// at input must not break every send of their identity.
+func withoutControls(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // parsedKeys holds each DKIM key parsed once: parsing checks the key, which costs about as

@@ -173,3 +173,24 @@ func TestIdentityPatch(t *testing.T) {
 		t.Fatalf("after delete %v", l)
 	}
 }
+
+// A display name reaches the From header: a line break there would inject header fields and,
+// stored, break every send of the identity. Create and PATCH refuse control characters.
+func TestIdentityNameRefusesControlCharacters(t *testing.T) {
+	e, _ := domainEnv(t)
+	e.Do("POST", "/orgs/c/domains", e.AdminKey, map[string]string{"domain": "news.example.test"}).Expect(201)
+	for _, name := range []string{"Eve\r\nBcc: evil@example.com", "Eve\nX", "Tab\there", "Nul\x00"} {
+		m := e.Do("POST", "/orgs/c/emails/identities", e.AdminKey, map[string]any{"email": "a@news.example.test", "name": name}).Expect(400).Map()
+		if fields := m["error"].(map[string]any)["fields"].(map[string]any); fields["name"] == nil {
+			t.Fatalf("create with name %q: %v", name, m)
+		}
+	}
+	id := str(e.Do("POST", "/orgs/c/emails/identities", e.AdminKey, map[string]any{"email": "a@news.example.test", "name": "Eve"}).Expect(201).Map(), "id")
+	m := e.Do("PATCH", "/orgs/c/emails/identities/"+id, e.AdminKey, map[string]any{"name": "Eve\r\nBcc: evil@example.com"}).Expect(400).Map()
+	if fields := m["error"].(map[string]any)["fields"].(map[string]any); fields["name"] == nil {
+		t.Fatalf("patch: %v", m)
+	}
+	if got := e.Do("GET", "/orgs/c/emails/identities/"+id, e.AdminKey, nil).Expect(200).Map(); got["name"] != "Eve" {
+		t.Fatalf("the refused PATCH changed the identity: %v", got)
+	}
+}

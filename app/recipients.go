@@ -325,6 +325,19 @@ func (s *Service) UnsubscribeByToken(ctx context.Context, token string) error {
 	})
 }
 
+// CheckUnsubscribeToken tells whether an unsubscribe link names a recipient, changing
+// nothing: the page behind GET only asks for confirmation, because mail scanners fetch links.
+func (s *Service) CheckUnsubscribeToken(ctx context.Context, token string) error {
+	id, ok := s.Tokens.Verify("unsubscribe", token)
+	if !ok {
+		return NotFound("link")
+	}
+	return s.Store.Read(ctx, func(tx Tx) error {
+		_, err := tx.FindRecipient(id)
+		return err
+	})
+}
+
 // TrackOpen records an open from the tracking pixel.
 func (s *Service) TrackOpen(ctx context.Context, token string) error {
 	id, ok := s.Tokens.Verify("open", token)

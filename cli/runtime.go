@@ -203,12 +203,14 @@ func (rt *Runtime) Close() error {
 func (rt *Runtime) wireEmail(cfg Config, _ Options) error {
 	rt.Service.DNS = net.DefaultResolver
 	if addr := cfg.DNS.Resolver; addr != "" {
-		rt.Service.DNS = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, network, addr)
-		}}
+		rt.Service.DNS = newConfiguredDNS(addr)
 	}
 	if cfg.Email.SMTPURL != "" {
+		if !strings.HasPrefix(cfg.HTTP.PublicURL, "https://") {
+			rt.Log.Warn("email is configured but http.public_url is not https: unsubscribe links are plain http "+
+				"and mail goes out without RFC 8058 one-click unsubscribe (List-Unsubscribe-Post); set http.public_url",
+				"public_url", cfg.HTTP.PublicURL)
+		}
 		m, err := mail.New(cfg.Email.SMTPURL, cfg.Email.CAFile, cfg.Email.Workers, rt.Service.Clock)
 		if err != nil {
 			return err

@@ -67,7 +67,7 @@ func (s *emailSetup) broadcast(t *testing.T, contacts ...app.Contact) app.Broadc
 }
 
 func TestBroadcastEmailIsDKIMSignedWithWorkingUnsubscribe(t *testing.T) {
-	s := newEmailSetup(t)
+	s := newEmailSetup(t, func(c *cli.Config) { c.HTTP.PublicURL = "https://api.example.test" })
 	ann := s.contact(t, "Ann", "ann@dest.test")
 	s.broadcast(t, ann)
 	m := s.sink.Wait(t, 1, 10*time.Second)[0]
@@ -92,8 +92,22 @@ func TestBroadcastEmailIsDKIMSignedWithWorkingUnsubscribe(t *testing.T) {
 		t.Fatalf("unsubscribe headers %v", msg.Header)
 	}
 	path := link[1][strings.Index(link[1], "/u/"):]
-	s.e.Do("GET", path, "", nil).Expect(200)
+	// GET (a person, or a mail scanner prefetching the link) only shows the confirmation.
+	page := s.e.Do("GET", path, "", nil).Expect(200)
+	if !strings.Contains(string(page.Body), `<form method="post">`) {
+		t.Fatalf("confirmation page %s", page.Body)
+	}
 	var got app.Contact
+	s.e.Do("GET", "/orgs/c/contacts/"+ann.ID, s.e.AdminKey, nil).Expect(200).JSON(&got)
+	if got.Unsubscribed {
+		t.Fatal("a GET of the unsubscribe link unsubscribed the contact")
+	}
+	// RFC 8058 one-click, as a mail client sends it.
+	req, _ := http.NewRequest("POST", s.e.Server.URL+path, strings.NewReader("List-Unsubscribe=One-Click"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if res := s.e.Send(req).Expect(200); !strings.Contains(string(res.Body), `"unsubscribed":true`) {
+		t.Fatalf("one-click answer %s", res.Body)
+	}
 	s.e.Do("GET", "/orgs/c/contacts/"+ann.ID, s.e.AdminKey, nil).Expect(200).JSON(&got)
 	if !got.Unsubscribed || got.UnsubscribeReason == nil || *got.UnsubscribeReason != app.ReasonUnsubscribeLink {
 		t.Fatalf("contact after unsubscribe %+v", got)
@@ -109,4 +123,31 @@ func TestBadUnsubscribeLinkAnswersAPage(t *testing.T) {
 		t.Fatalf("answer %s %s", res.Header.Get("Content-Type"), res.Body)
 	}
 	e.Do("POST", "/u/not-a-token", "", nil).ExpectError(404, "not_found")
+}
+
+// The confirmation page's button POSTs its form and gets a page back, not JSON.
+func TestUnsubscribeConfirmationForm(t *testing.T) {
+	s := newEmailSetup(t)
+	ann := s.contact(t, "Ann", "ann@dest.test")
+	s.broadcast(t, ann)
+	msg, err := mail.ReadMessage(bytes.NewReader(s.sink.Wait(t, 1, 10*time.Second)[0].Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Over plain HTTP (no https public_url) the one-click header is left out (RFC 8058).
+	if msg.Header.Get("List-Unsubscribe-Post") != "" {
+		t.Fatalf("List-Unsubscribe-Post with an http link: %v", msg.Header)
+	}
+	path := linkPath(t, msg.Header.Get("List-Unsubscribe"), "/u/")
+	req, _ := http.NewRequest("POST", s.e.Server.URL+path, strings.NewReader("confirm=yes"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res := s.e.Send(req).Expect(200)
+	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") || !strings.Contains(string(res.Body), "You are unsubscribed") {
+		t.Fatalf("form answer %s %s", res.Header.Get("Content-Type"), res.Body)
+	}
+	var got app.Contact
+	s.e.Do("GET", "/orgs/c/contacts/"+ann.ID, s.e.AdminKey, nil).Expect(200).JSON(&got)
+	if !got.Unsubscribed {
+		t.Fatal("the confirmed form did not unsubscribe")
+	}
 }

@@ -212,3 +212,15 @@ func TestPublicOrgByDomain(t *testing.T) {
 	e.Do("POST", "/orgs/c/domains/"+d.ID+"/verify", e.AdminKey, nil).Expect(200)
 	e.Do("GET", "/domains/acme.test", "", nil).ExpectError(404, "not_found")
 }
+
+// A failed lookup names the DNS server that was asked (dns.resolver), not the system's.
+func TestDomainVerifyErrorNamesTheResolverAsked(t *testing.T) {
+	e, dnsSrv := domainEnv(t)
+	var d app.Domain
+	e.Do("POST", "/orgs/c/domains", e.AdminKey, map[string]string{"domain": "nowhere.example.test"}).Expect(201).JSON(&d)
+	m := e.Do("POST", "/orgs/c/domains/"+d.ID+"/verify", e.AdminKey, nil).Expect(200).Map()
+	why := str(m, "verify_error")
+	if m["dkim_status"] != "FAILED" || !strings.Contains(why, "on "+dnsSrv.Addr+":") {
+		t.Fatalf("verify_error %q should name %s", why, dnsSrv.Addr)
+	}
+}

@@ -245,15 +245,6 @@ func migrateCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func versionCmd(e *env) *cobra.Command {
-	return &cobra.Command{
-		Use: "version", Short: "Print the version", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return e.print(map[string]string{"version": Version}, Version+"\n")
-		},
-	}
-}
-
 func backupCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use: "backup FILE", Short: "Write a consistent copy of the live database", Args: cobra.ExactArgs(1),

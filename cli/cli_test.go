@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -320,13 +322,37 @@ func TestBackup(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	t.Parallel()
-	if out := mustCLI(t, "", "version"); out != cli.Version+"\n" {
+	want := cli.ReadBuildInfo()
+	if out := mustCLI(t, "", "version"); !strings.HasPrefix(out, "app "+cli.Version) || !strings.Contains(out, runtime.Version()) {
 		t.Errorf("version printed %q", out)
 	}
-	var v map[string]string
+	var v cli.BuildInfo
 	mustCLIJSON(t, "", &v, "version")
-	if v["version"] != cli.Version {
-		t.Errorf("version --json %v", v)
+	if v != want || v.Go != runtime.Version() {
+		t.Errorf("version --json %+v, want %+v", v, want)
+	}
+}
+
+// The shipped binary, built in a git checkout, names the commit it was built from.
+func TestVersionOfTheBuiltBinaryNamesItsCommit(t *testing.T) {
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skip("not a git checkout:", err)
+	}
+	if dirs, _ := exec.Command("git", "rev-parse", "--git-dir", "--git-common-dir").Output(); len(strings.Fields(string(dirs))) == 2 &&
+		strings.Fields(string(dirs))[0] != strings.Fields(string(dirs))[1] {
+		t.Skip("a linked worktree: go stamps VCS information only in a plain checkout")
+	}
+	out, err := exec.Command(appBinary(t), "version", "--json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v cli.BuildInfo
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Commit != strings.TrimSpace(string(head)) || v.CommitTime == "" || v.Go != runtime.Version() {
+		t.Errorf("version %+v, want commit %s", v, head)
 	}
 }
 

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -171,8 +173,11 @@ func decodeConfig(v *viper.Viper) (Config, error) {
 		mapstructure.StringToTimeDurationHookFunc(),
 		mapstructure.StringToSliceHookFunc(","),
 	)
-	if err := v.Unmarshal(&c, viper.DecodeHook(hook)); err != nil {
-		return c, fmt.Errorf("config: %w", err)
+	strict := func(dc *mapstructure.DecoderConfig) { dc.ErrorUnused = true }
+	if err := v.Unmarshal(&c, viper.DecodeHook(hook), strict); err != nil {
+		// mapstructure's preamble says nothing; keep the lines that name the keys.
+		msg := strings.TrimSpace(strings.TrimPrefix(err.Error(), "decoding failed due to the following error(s):"))
+		return c, fmt.Errorf("config: %s%s", msg, envSources(err))
 	}
 	if c.HTTP.PublicURL == "" {
 		scheme := "http://"
@@ -191,6 +196,15 @@ func (c Config) validate() error {
 	if c.DB.InboxCacheChats < 0 {
 		return fmt.Errorf("config: db.inbox_cache_chats is negative")
 	}
+	if !slices.Contains(logLevels, strings.ToLower(c.Log.Level)) {
+		return fmt.Errorf("config: log.level %q is not one of %s", c.Log.Level, strings.Join(logLevels, ", "))
+	}
+	if c.Log.Format != "text" && c.Log.Format != "json" {
+		return fmt.Errorf("config: log.format %q is not text or json", c.Log.Format)
+	}
+	if c.HTTP.RateLimitPerMinute < 0 {
+		return fmt.Errorf("config: http.rate_limit_per_minute is negative (0 turns rate limiting off)")
+	}
 	if _, err := c.trustedProxies(); err != nil {
 		return err
 	}
@@ -207,6 +221,24 @@ func (c Config) validate() error {
 		return fmt.Errorf("config: email.workers and email.tick must be positive")
 	}
 	return nil
+}
+
+var logLevels = []string{"debug", "info", "warn", "error"}
+
+// envSources names the APP_* environment variables behind the keys a decode error quotes, so
+// a bad value set in the environment is not looked for in the configuration file.
+func envSources(err error) string {
+	var names []string
+	for _, key := range slices.Sorted(maps.Keys(defaults)) {
+		env := "APP_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+		if _, set := os.LookupEnv(env); set && strings.Contains(err.Error(), "'"+key+"'") {
+			names = append(names, env)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " (set by the environment variable " + strings.Join(names, ", ") + ")"
 }
 
 // keyFile is secrets.key_file, by default app.key beside the database.

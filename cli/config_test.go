@@ -283,6 +283,11 @@ func TestConfigValidation(t *testing.T) {
 		{"no workers", "webhooks: {workers: 0}", "webhooks.workers"},
 		{"bad duration", "webhooks: {tick: soon}", "tick"},
 		{"empty db path", "db: {path: ''}", "db.path"},
+		{"unknown key", "http: {adress: ':80'}", "adress"},
+		{"unknown section", "htp: {addr: ':80'}", "htp"},
+		{"log format", "log: {format: xml}", "log.format"},
+		{"log level", "log: {level: verbose}", "log.level"},
+		{"negative rate limit", "http: {rate_limit_per_minute: -1}", "http.rate_limit_per_minute"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -296,5 +301,18 @@ func TestConfigValidation(t *testing.T) {
 				t.Errorf("error %v, want one naming %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A bad value set in the environment is named by its variable, not only by its key.
+func TestConfigErrorNamesTheEnvironmentVariable(t *testing.T) {
+	t.Setenv("APP_HTTP_RATE_LIMIT_PER_MINUTE", "abc")
+	v, err := newViper("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = decodeConfig(v)
+	if err == nil || !strings.Contains(err.Error(), "APP_HTTP_RATE_LIMIT_PER_MINUTE") {
+		t.Fatalf("error %v, want one naming APP_HTTP_RATE_LIMIT_PER_MINUTE", err)
 	}
 }

@@ -18,9 +18,6 @@ import (
 	"wsapi/sqlite"
 )
 
-// Version is set at build time with -ldflags "-X wsapi/cli.Version=...".
-var Version = "dev"
-
 // Execute runs the command line and exits non-zero on error. Errors a command did not print
 // itself (unknown flags and commands, missing arguments, a bad configuration) are printed here.
 func Execute() {

@@ -52,7 +52,8 @@ func appBinary(t *testing.T) string {
 	t.Helper()
 	binOnce.Do(func() {
 		binPath = filepath.Join(binDir, "app")
-		cmd := exec.Command("go", "build", "-o", binPath, "wsapi")
+		// -buildvcs=auto: stamp the commit as a plain `go build` does (GOFLAGS may turn it off).
+		cmd := exec.Command("go", "build", "-buildvcs=auto", "-o", binPath, "wsapi")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binError = fmt.Errorf("go build: %v\n%s", err, out)

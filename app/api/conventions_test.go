@@ -174,6 +174,18 @@ func TestRateLimit(t *testing.T) {
 }
 
 // TestRateLimitHeadersEverywhere: success, errors, unmatched routes and public routes alike.
+// http.rate_limit_per_minute 0 turns the limit off: no refusals and no RateLimit headers.
+func TestRateLimitZeroIsOff(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t, func(c *cli.Config) { c.HTTP.RateLimitPerMinute = 0 })
+	for i := 1; i <= 600; i++ {
+		res := e.Do("GET", "/healthz", "", nil).Expect(200)
+		if res.Header.Get("RateLimit-Limit") != "" {
+			t.Fatalf("request %d: RateLimit-Limit %q with the limit off", i, res.Header.Get("RateLimit-Limit"))
+		}
+	}
+}
+
 func TestRateLimitHeadersEverywhere(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)

@@ -41,10 +41,10 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 16 << 20
 	}
-	if cfg.RateLimitPerMinute <= 0 {
-		cfg.RateLimitPerMinute = 500
+	s := &Server{svc: svc, cfg: cfg, log: log, db: db}
+	if cfg.RateLimitPerMinute > 0 { // 0 turns rate limiting off (http.rate_limit_per_minute)
+		s.limiter = newIPLimiter(cfg.RateLimitPerMinute, svc.Clock)
 	}
-	s := &Server{svc: svc, cfg: cfg, log: log, db: db, limiter: newIPLimiter(cfg.RateLimitPerMinute, svc.Clock)}
 	router := mount(s.routes(), s.serveRoute)
 	router.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, errNoRoute) })
 	router.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -229,6 +229,9 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 
 // rateLimit spends a token per request and sets the RateLimit headers on every response.
 func (s *Server) rateLimit(next http.Handler) http.Handler {
+	if s.limiter == nil {
+		return next
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ok, remaining, reset, retry := s.limiter.take(clientIP(r, s.cfg.TrustedProxies))
 		h := w.Header()

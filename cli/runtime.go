@@ -92,6 +92,9 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		RateLimitPerMinute: cfg.HTTP.RateLimitPerMinute,
 		TrustedProxies:     proxies,
 		Version:            Version,
+		BodyTimeout:        cfg.HTTP.ReadTimeout,
+		MinBodyRate:        cfg.HTTP.MinBodyRate,
+		WriteTimeout:       cfg.HTTP.WriteTimeout,
 	}, log)
 	rt.Handler = handler
 	return rt, nil

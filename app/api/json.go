@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"wsapi/app"
@@ -26,6 +27,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // writeEncoded sends a body already in the API's JSON form (app.EncodeJSON).
 func writeEncoded(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	// A declared length lets guardBodies hand the connection back before the server ends
+	// the response, when it closes a connection whose body it did not read.
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	w.Write(b) // the client may be gone; nothing left to tell it
 }

@@ -19,6 +19,12 @@ type Config struct {
 	RateLimitPerMinute int
 	TrustedProxies     []netip.Prefix
 	Version            string
+	// BodyTimeout and MinBodyRate set the read deadline of a request body: BodyTimeout plus
+	// its size at MinBodyRate bytes a second; WriteTimeout then bounds the answer (guardBodies).
+	// Zero: no per-body deadline.
+	BodyTimeout  time.Duration
+	MinBodyRate  int64
+	WriteTimeout time.Duration
 }
 
 // Pinger tells whether the database answers.
@@ -63,7 +69,7 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 		writeError(w, r, errInternalReply)
 	}
 	router.HandleOPTIONS = false
-	s.handler = s.logRequests(s.rateLimit(router))
+	s.handler = s.logRequests(s.guardBodies(s.rateLimit(router)))
 	return s
 }
 

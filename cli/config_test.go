@@ -283,6 +283,9 @@ func TestConfigValidation(t *testing.T) {
 		{"no workers", "webhooks: {workers: 0}", "webhooks.workers"},
 		{"bad duration", "webhooks: {tick: soon}", "tick"},
 		{"empty db path", "db: {path: ''}", "db.path"},
+		{"no read timeout", "http: {read_timeout: 0s}", "http.read_timeout"},
+		{"no connections", "http: {max_connections: 0}", "http.max_connections"},
+		{"no body rate", "http: {min_body_rate: 0}", "http.min_body_rate"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -81,6 +82,12 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 	if err := rt.wire(cfg, opt); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if err := db.CheckSealer(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("the secrets key %s cannot open the secrets stored in %s (%w); "+
+			"start with the key this database was used with (a backup's key is the FILE.key beside it)",
+			cfg.keyFile(), cfg.DB.Path, err)
 	}
 	proxies, err := cfg.trustedProxies()
 	if err != nil {

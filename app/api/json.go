@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -56,6 +57,9 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 		if errors.As(err, &mbe) {
 			return errTooLarge
 		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return errBodyTimeout
+		}
 		return &app.Error{Code: app.CodeInvalidJSON, Message: "request body must hold a single JSON object"}
 	}
 	return nil
@@ -68,6 +72,8 @@ func decodeError(err error) error {
 	switch {
 	case errors.As(err, &mbe):
 		return errTooLarge
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return errBodyTimeout
 	case errors.As(err, &syn):
 		return &app.Error{Code: app.CodeInvalidJSON, Message: fmt.Sprintf("malformed JSON at byte %d: %s", syn.Offset, syn.Error())}
 	case errors.Is(err, io.ErrUnexpectedEOF):

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"wsapi/app"
+	"wsapi/app/secret"
 	"wsapi/sqlite"
 )
 
@@ -247,18 +249,34 @@ func migrateCmd(e *env) *cobra.Command {
 
 func backupCmd(e *env) *cobra.Command {
 	return &cobra.Command{
-		Use: "backup FILE", Short: "Write a consistent copy of the live database", Args: cobra.ExactArgs(1),
+		Use: "backup FILE", Short: "Write a consistent copy of the live database, and its secrets key to FILE.key",
+		Long: "Both files are created 0600 and never overwrite an existing file. The database copy is useless\n" +
+			"for secrets (webhook signing secrets, connection credentials, DKIM keys) without FILE.key:\n" +
+			"restore both (docs/operations.md).",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			file, keyFile := args[0], args[0]+".key"
+			if _, err := os.Lstat(keyFile); err == nil {
+				return fmt.Errorf("backup: %s already exists", keyFile)
+			}
+			box, err := secret.LoadOrCreate(e.cfg.keyFile())
+			if err != nil {
+				return err
+			}
 			db, err := openStore(cmd.Context(), e.cfg.DB.Path, nil)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			fmt.Fprintf(e.stderr, "backing up %s to %s ...\n", db.Path(), args[0])
-			if err := db.Backup(cmd.Context(), args[0]); err != nil {
+			fmt.Fprintf(e.stderr, "backing up %s to %s ...\n", db.Path(), file)
+			if err := db.Backup(cmd.Context(), file); err != nil {
 				return err
 			}
-			return e.print(map[string]string{"backup": args[0]}, "backup written to "+args[0]+"\n")
+			if err := box.WriteKey(keyFile); err != nil {
+				return err
+			}
+			return e.print(map[string]string{"backup": file, "key": keyFile},
+				"backup written to "+file+"\nsecrets key written to "+keyFile+" (keep it with the backup, as secret as the key)\n")
 		},
 	}
 }

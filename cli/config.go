@@ -43,6 +43,14 @@ type HTTPConfig struct {
 	TrustedProxies     []string  `mapstructure:"trusted_proxies"`
 	RateLimitPerMinute int       `mapstructure:"rate_limit_per_minute"`
 	MaxBodyBytes       int64     `mapstructure:"max_body_bytes"`
+	// The server's self-protection (docs/operations.md, "HTTP limits").
+	ReadHeaderTimeout time.Duration `mapstructure:"read_header_timeout"`
+	ReadTimeout       time.Duration `mapstructure:"read_timeout"`
+	MinBodyRate       int64         `mapstructure:"min_body_rate"`
+	WriteTimeout      time.Duration `mapstructure:"write_timeout"`
+	IdleTimeout       time.Duration `mapstructure:"idle_timeout"`
+	MaxHeaderBytes    int           `mapstructure:"max_header_bytes"`
+	MaxConnections    int           `mapstructure:"max_connections"`
 }
 
 // TLSConfig serves HTTPS from files or from ACME.
@@ -122,6 +130,13 @@ var defaults = map[string]any{
 	"http.trusted_proxies":           []string{},
 	"http.rate_limit_per_minute":     500,
 	"http.max_body_bytes":            16 << 20,
+	"http.read_header_timeout":       "10s",
+	"http.read_timeout":              "30s",
+	"http.min_body_rate":             64 << 10,
+	"http.write_timeout":             "60s",
+	"http.idle_timeout":              "2m",
+	"http.max_header_bytes":          64 << 10,
+	"http.max_connections":           1024,
 	"webhooks.tick":                  "1s",
 	"webhooks.workers":               16,
 	"webhooks.timeout":               "10s",
@@ -210,6 +225,9 @@ func (c Config) validate() error {
 	}
 	if (c.HTTP.TLS.CertFile == "") != (c.HTTP.TLS.KeyFile == "") {
 		return fmt.Errorf("config: http.tls.cert_file and http.tls.key_file go together")
+	}
+	if err := c.HTTP.validateLimits(); err != nil {
+		return err
 	}
 	if c.Webhooks.Workers < 1 || c.Webhooks.Tick <= 0 || c.Webhooks.Timeout <= 0 {
 		return fmt.Errorf("config: webhooks.workers, webhooks.tick and webhooks.timeout must be positive")

@@ -288,6 +288,9 @@ func TestConfigValidation(t *testing.T) {
 		{"log format", "log: {format: xml}", "log.format"},
 		{"log level", "log: {level: verbose}", "log.level"},
 		{"negative rate limit", "http: {rate_limit_per_minute: -1}", "http.rate_limit_per_minute"},
+		{"no read timeout", "http: {read_timeout: 0s}", "http.read_timeout"},
+		{"no connections", "http: {max_connections: 0}", "http.max_connections"},
+		{"no body rate", "http: {min_body_rate: 0}", "http.min_body_rate"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

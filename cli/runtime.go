@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -82,6 +83,12 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := db.CheckSealer(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("the secrets key %s cannot open the secrets stored in %s (%w); "+
+			"start with the key this database was used with (a backup's key is the FILE.key beside it)",
+			cfg.keyFile(), cfg.DB.Path, err)
+	}
 	proxies, err := cfg.trustedProxies()
 	if err != nil {
 		db.Close()
@@ -92,6 +99,9 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		RateLimitPerMinute: cfg.HTTP.RateLimitPerMinute,
 		TrustedProxies:     proxies,
 		Version:            Version,
+		BodyTimeout:        cfg.HTTP.ReadTimeout,
+		MinBodyRate:        cfg.HTTP.MinBodyRate,
+		WriteTimeout:       cfg.HTTP.WriteTimeout,
 	}, log)
 	rt.Handler = handler
 	return rt, nil

@@ -49,12 +49,7 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 		return err
 	}
 	rt.Start()
-	srv := &http.Server{
-		Handler:           rt.Handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          nil,
-	}
+	srv := newHTTPServer(e.cfg.HTTP, rt.Handler)
 	ln, err := e.listen(srv)
 	if err != nil {
 		return err
@@ -89,6 +84,7 @@ func (e *env) listen(srv *http.Server) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("serve: listen %s: %w", e.cfg.HTTP.Addr, err)
 	}
+	ln = limitConnections(ln, e.cfg.HTTP)
 	tlsc := e.cfg.HTTP.TLS
 	switch {
 	case tlsc.CertFile != "":

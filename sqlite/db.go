@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
+	"os"
 	"runtime"
 
 	"wsapi/app"
@@ -61,6 +62,9 @@ func dsn(path string, writer bool) string {
 
 // Open opens (and creates) the database file. Call Migrate before use.
 func Open(path string) (*DB, error) {
+	if err := privateFile(path); err != nil {
+		return nil, err
+	}
 	w, err := sql.Open("sqlite", dsn(path, true))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
@@ -143,9 +147,14 @@ func (db *DB) Write(ctx context.Context, fn func(app.Tx) error) error {
 	return nil
 }
 
-// Backup writes a consistent copy of the live database to path (VACUUM INTO).
+// Backup writes a consistent copy of the live database to path (VACUUM INTO), a new file
+// made 0600 first (VACUUM INTO fills an empty file and would create a missing one 0644).
 func (db *DB) Backup(ctx context.Context, path string) error {
+	if err := createPrivate(path); err != nil {
+		return err
+	}
 	if _, err := db.writer.ExecContext(ctx, "VACUUM INTO ?", path); err != nil {
+		os.Remove(path)
 		return fmt.Errorf("sqlite: backup: %w", err)
 	}
 	return nil

@@ -13,7 +13,11 @@ var (
 	errTooLarge      = &app.Error{Code: app.CodeTooLarge, Message: "request body is too large"}
 	errUnauthorized  = &app.Error{Code: app.CodeUnauthenticated, Message: "missing or invalid API key"}
 	errInternalReply = &app.Error{Code: app.CodeInternal, Message: "internal error"}
+	errBodyTimeout   = &app.Error{Code: codeRequestTimeout, Message: "request body did not arrive in time (http.read_timeout, http.min_body_rate)"}
 )
+
+// codeRequestTimeout is a transport error: the body's read deadline passed (guardBodies).
+const codeRequestTimeout app.Code = "request_timeout"
 
 // statusOf is the one mapping from error codes to HTTP statuses.
 func statusOf(code app.Code) int {
@@ -34,6 +38,8 @@ func statusOf(code app.Code) int {
 		return http.StatusRequestEntityTooLarge
 	case app.CodeRateLimited:
 		return http.StatusTooManyRequests
+	case codeRequestTimeout:
+		return http.StatusRequestTimeout
 	}
 	return http.StatusInternalServerError
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"wsapi/app"
@@ -26,6 +28,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // writeEncoded sends a body already in the API's JSON form (app.EncodeJSON).
 func writeEncoded(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	// A declared length lets guardBodies hand the connection back before the server ends
+	// the response, when it closes a connection whose body it did not read.
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	w.Write(b) // the client may be gone; nothing left to tell it
 }
@@ -52,6 +57,9 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 		if errors.As(err, &mbe) {
 			return errTooLarge
 		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return errBodyTimeout
+		}
 		return &app.Error{Code: app.CodeInvalidJSON, Message: "request body must hold a single JSON object"}
 	}
 	return nil
@@ -64,6 +72,8 @@ func decodeError(err error) error {
 	switch {
 	case errors.As(err, &mbe):
 		return errTooLarge
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return errBodyTimeout
 	case errors.As(err, &syn):
 		return &app.Error{Code: app.CodeInvalidJSON, Message: fmt.Sprintf("malformed JSON at byte %d: %s", syn.Offset, syn.Error())}
 	case errors.Is(err, io.ErrUnexpectedEOF):

@@ -5,6 +5,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strconv"
 
 	"wsapi/app"
@@ -33,6 +34,9 @@ func (s *Server) uploadKnowledge(rq *Request) error {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return errTooLarge
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return errBodyTimeout
 		}
 		return app.Invalid("file", "must be a multipart/form-data upload with a file field")
 	}

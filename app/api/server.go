@@ -19,6 +19,12 @@ type Config struct {
 	RateLimitPerMinute int
 	TrustedProxies     []netip.Prefix
 	Version            string
+	// BodyTimeout and MinBodyRate set the read deadline of a request body: BodyTimeout plus
+	// its size at MinBodyRate bytes a second; WriteTimeout then bounds the answer (guardBodies).
+	// Zero: no per-body deadline.
+	BodyTimeout  time.Duration
+	MinBodyRate  int64
+	WriteTimeout time.Duration
 }
 
 // Pinger tells whether the database answers.
@@ -63,8 +69,15 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 		writeError(w, r, errInternalReply)
 	}
 	router.HandleOPTIONS = false
-	s.handler = s.logRequests(s.rateLimit(router))
+	s.handler = s.middleware(router)
 	return s
+}
+
+// middleware is what every request passes before its route: the request log, the body
+// guard (deadlines, no draining) and the rate limit. Each wrapper of the ResponseWriter has
+// Unwrap, so handlers reach the connection with http.ResponseController.
+func (s *Server) middleware(h http.Handler) http.Handler {
+	return s.logRequests(s.guardBodies(s.rateLimit(h)))
 }
 
 // ServeHTTP serves the API.

@@ -51,7 +51,43 @@ func LoadOrCreate(path string) (*Box, error) {
 	if err != nil {
 		return nil, fmt.Errorf("secret: read key file: %w", err)
 	}
+	if err := ownerOnly(path); err != nil {
+		return nil, err
+	}
 	return New(key)
+}
+
+// ownerOnly takes group and other permissions away from a key file made looser by hand or
+// by a copy: whoever reads the key can open every tenant's secrets.
+func ownerOnly(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("secret: %w", err)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(path, fi.Mode().Perm()&0o700); err != nil {
+			return fmt.Errorf("secret: restrict key file to its owner: %w", err)
+		}
+	}
+	return nil
+}
+
+// WriteKey writes the box's key to a new file, 0600 (a backup's key); it never overwrites.
+func (b *Box) WriteKey(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("secret: write key: %w", err)
+	}
+	if _, err := f.Write(b.key); err != nil {
+		f.Close()
+		os.Remove(path)
+		return fmt.Errorf("secret: write key: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("secret: write key: %w", err)
+	}
+	return nil
 }
 
 // New makes a box from a 32-byte key.

@@ -60,6 +60,8 @@ type WebhooksConfig struct {
 	Retention           time.Duration   `mapstructure:"retention"`
 	AllowPrivateTargets bool            `mapstructure:"allow_private_targets"`
 	CAFile              string          `mapstructure:"ca_file"`
+	// MaxInFlightPerOrg caps one organization's deliveries in flight; 0: three quarters of the workers.
+	MaxInFlightPerOrg int `mapstructure:"max_in_flight_per_org"`
 }
 
 // LogConfig is the slog level and format.
@@ -84,6 +86,8 @@ type EmailConfig struct {
 	CAFile  string        `mapstructure:"ca_file"`
 	Workers int           `mapstructure:"workers"`
 	Tick    time.Duration `mapstructure:"tick"`
+	// MaxInFlightPerOrg caps one organization's messages in flight; 0: three quarters of the workers.
+	MaxInFlightPerOrg int `mapstructure:"max_in_flight_per_org"`
 }
 
 // OAuthConfig holds one provider per connection type.
@@ -102,42 +106,49 @@ type OAuthProvider struct {
 	Scopes       []string `mapstructure:"scopes"`
 }
 
-// KnowledgeConfig bounds crawls.
+// KnowledgeConfig bounds crawls and sizes the processor.
 type KnowledgeConfig struct {
 	MaxPages int           `mapstructure:"max_pages"`
 	Tick     time.Duration `mapstructure:"tick"`
+	Workers  int           `mapstructure:"workers"`
+	// MaxInFlightPerOrg caps one organization's contents in flight; 0: three quarters of the workers.
+	MaxInFlightPerOrg int `mapstructure:"max_in_flight_per_org"`
 }
 
 // defaults is every key the code reads with its default; config.example.yaml must list each.
 var defaults = map[string]any{
-	"db.path":                        "app.db",
-	"db.inbox_cache_chats":           20000,
-	"http.addr":                      "127.0.0.1:8080",
-	"http.public_url":                "",
-	"http.tls.cert_file":             "",
-	"http.tls.key_file":              "",
-	"http.tls.acme_domains":          []string{},
-	"http.trusted_proxies":           []string{},
-	"http.rate_limit_per_minute":     500,
-	"http.max_body_bytes":            16 << 20,
-	"webhooks.tick":                  "1s",
-	"webhooks.workers":               16,
-	"webhooks.timeout":               "10s",
-	"webhooks.retry_schedule":        []string{"5s", "5m", "30m", "2h", "5h", "10h"},
-	"webhooks.disable_after":         30,
-	"webhooks.retention":             "168h",
-	"webhooks.allow_private_targets": false,
-	"webhooks.ca_file":               "",
-	"log.level":                      "info",
-	"log.format":                     "text",
-	"secrets.key_file":               "",
-	"dns.resolver":                   "",
-	"email.smtp_url":                 "",
-	"email.ca_file":                  "",
-	"email.workers":                  8,
-	"email.tick":                     "1s",
-	"knowledge.max_pages":            50,
-	"knowledge.tick":                 "1s",
+	"db.path":                         "app.db",
+	"db.inbox_cache_chats":            20000,
+	"http.addr":                       "127.0.0.1:8080",
+	"http.public_url":                 "",
+	"http.tls.cert_file":              "",
+	"http.tls.key_file":               "",
+	"http.tls.acme_domains":           []string{},
+	"http.trusted_proxies":            []string{},
+	"http.rate_limit_per_minute":      500,
+	"http.max_body_bytes":             16 << 20,
+	"webhooks.tick":                   "1s",
+	"webhooks.workers":                16,
+	"webhooks.timeout":                "10s",
+	"webhooks.retry_schedule":         []string{"5s", "5m", "30m", "2h", "5h", "10h"},
+	"webhooks.disable_after":          30,
+	"webhooks.retention":              "168h",
+	"webhooks.allow_private_targets":  false,
+	"webhooks.ca_file":                "",
+	"webhooks.max_in_flight_per_org":  0,
+	"log.level":                       "info",
+	"log.format":                      "text",
+	"secrets.key_file":                "",
+	"dns.resolver":                    "",
+	"email.smtp_url":                  "",
+	"email.ca_file":                   "",
+	"email.workers":                   8,
+	"email.tick":                      "1s",
+	"email.max_in_flight_per_org":     0,
+	"knowledge.max_pages":             50,
+	"knowledge.tick":                  "1s",
+	"knowledge.workers":               4,
+	"knowledge.max_in_flight_per_org": 0,
 }
 
 // newViper layers defaults, the config file, APP_* environment variables (flags are bound by
@@ -200,8 +211,11 @@ func (c Config) validate() error {
 	if c.Webhooks.Workers < 1 || c.Webhooks.Tick <= 0 || c.Webhooks.Timeout <= 0 {
 		return fmt.Errorf("config: webhooks.workers, webhooks.tick and webhooks.timeout must be positive")
 	}
-	if c.Knowledge.MaxPages < 1 || c.Knowledge.Tick <= 0 {
-		return fmt.Errorf("config: knowledge.max_pages and knowledge.tick must be positive")
+	if c.Knowledge.MaxPages < 1 || c.Knowledge.Tick <= 0 || c.Knowledge.Workers < 1 {
+		return fmt.Errorf("config: knowledge.max_pages, knowledge.tick and knowledge.workers must be positive")
+	}
+	if c.Webhooks.MaxInFlightPerOrg < 0 || c.Email.MaxInFlightPerOrg < 0 || c.Knowledge.MaxInFlightPerOrg < 0 {
+		return fmt.Errorf("config: max_in_flight_per_org must not be negative (0: three quarters of the workers)")
 	}
 	if c.Email.Workers < 1 || c.Email.Tick <= 0 {
 		return fmt.Errorf("config: email.workers and email.tick must be positive")

@@ -93,7 +93,7 @@ type DeliveryTx interface {
 // first, so it does not take the single writer on every tick.
 func (s *Service) ClaimDeliveries(ctx context.Context, room ClaimRoom) (jobs []Job, err error) {
 	now := s.now()
-	if due, err := s.anyDue(ctx, func(tx Tx) (bool, error) { return tx.AnyDeliveryDue(now) }); !due {
+	if due, err := s.anyDue(ctx, room, func(tx Tx) (bool, error) { return tx.AnyDeliveryDue(now) }); !due {
 		return nil, err
 	}
 	err = s.Store.Write(ctx, func(tx Tx) error {

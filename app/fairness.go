@@ -18,6 +18,9 @@ type ClaimRoom struct {
 	PerQueue int            // in flight per queue at most; 0: no cap
 	Org      map[string]int // in flight now, per organization
 	Queue    map[string]int // in flight now, per queue
+	// LookFirst asks the claim to look for due work on a reader before it takes the single
+	// writer: for idle loops, which would otherwise write on every tick for nothing.
+	LookFirst bool
 }
 
 // Pick chooses up to Limit of due (given oldest first) within the caps, round-robin: each
@@ -117,9 +120,12 @@ func groupDue(due []Due) []*dueOrg {
 	return orgs
 }
 
-// anyDue runs a cheap look for due work on a reader, so that idle claim loops do not take the
-// single writer connection on every tick.
-func (s *Service) anyDue(ctx context.Context, look func(Tx) (bool, error)) (due bool, err error) {
+// anyDue runs a cheap look for due work on a reader when room asks for it (idle loops), so
+// they do not take the single writer connection on every tick; busy loops skip it.
+func (s *Service) anyDue(ctx context.Context, room ClaimRoom, look func(Tx) (bool, error)) (due bool, err error) {
+	if !room.LookFirst {
+		return true, nil
+	}
 	err = s.Store.Read(ctx, func(tx Tx) error {
 		due, err = look(tx)
 		return err

@@ -6,7 +6,7 @@ import "context"
 // reader first, so an idle processor does not take the writer).
 func (s *Service) ClaimKnowledge(ctx context.Context, room ClaimRoom) (ks []KnowledgeContent, err error) {
 	now := s.now()
-	if due, err := s.anyDue(ctx, func(tx Tx) (bool, error) { return tx.AnyKnowledgeDue(now) }); !due {
+	if due, err := s.anyDue(ctx, room, func(tx Tx) (bool, error) { return tx.AnyKnowledgeDue(now) }); !due {
 		return nil, err
 	}
 	err = s.Store.Write(ctx, func(tx Tx) error {

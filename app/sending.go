@@ -36,7 +36,7 @@ const RecipientLease = 2 * time.Minute
 // an idle sender does not take the writer).
 func (s *Service) ClaimRecipients(ctx context.Context, room ClaimRoom) (rs []Recipient, err error) {
 	now := s.now()
-	if due, err := s.anyDue(ctx, func(tx Tx) (bool, error) { return tx.AnyRecipientDue(now) }); !due {
+	if due, err := s.anyDue(ctx, room, func(tx Tx) (bool, error) { return tx.AnyRecipientDue(now) }); !due {
 		return nil, err
 	}
 	err = s.Store.Write(ctx, func(tx Tx) error {

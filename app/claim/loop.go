@@ -17,9 +17,13 @@ type Piece struct {
 	Run        func()
 }
 
-// InFlight is how many pieces are under way, per organization and per queue.
-type InFlight struct {
+// Round is what one claim may take: Free slots, and the pieces under way per organization and
+// per queue. Idle says the loop woke on its tick and its last claim found nothing: the time
+// to look for work cheaply before claiming (on a nudge there is likely work).
+type Round struct {
+	Free       int
 	Org, Queue map[string]int
+	Idle       bool
 }
 
 // Loop holds at most Slots pieces of work in flight.
@@ -31,13 +35,14 @@ type Loop struct {
 	wake     chan struct{}
 	mu       sync.Mutex
 	inFlight int
-	busy     InFlight
+	org      map[string]int
+	queue    map[string]int
 }
 
 func (l *Loop) init() {
 	l.once.Do(func() {
 		l.wake = make(chan struct{}, 1)
-		l.busy = InFlight{Org: map[string]int{}, Queue: map[string]int{}}
+		l.org, l.queue = map[string]int{}, map[string]int{}
 	})
 }
 
@@ -50,26 +55,31 @@ func (l *Loop) Nudge() {
 	}
 }
 
-// Run claims until ctx ends, then waits for the work under way. claim is given the number of
-// free slots and a copy of what is in flight, and answers at most that many pieces.
-func (l *Loop) Run(ctx context.Context, claim func(ctx context.Context, free int, busy InFlight) []Piece) {
+// Run claims until ctx ends, then waits for the work under way. claim is given the round
+// (free slots and a copy of what is in flight) and answers at most Free pieces.
+func (l *Loop) Run(ctx context.Context, claim func(ctx context.Context, r Round) []Piece) {
 	l.init()
 	ticker := time.NewTicker(l.Tick)
 	defer ticker.Stop()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	found := false
 	for {
+		ticked := false
 		select {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
+			ticked = true
 		case <-l.wake:
 		}
-		free, busy := l.snapshot()
-		if free <= 0 {
+		r := l.round()
+		if r.Free <= 0 {
 			continue
 		}
-		work := claim(ctx, free, busy)
+		r.Idle = ticked && !found
+		work := claim(ctx, r)
+		found = len(work) > 0
 		l.start(work)
 		for _, p := range work {
 			wg.Add(1)
@@ -79,16 +89,16 @@ func (l *Loop) Run(ctx context.Context, claim func(ctx context.Context, free int
 				p.Run()
 			}()
 		}
-		if len(work) == free {
+		if len(work) == r.Free {
 			l.Nudge() // there may be more work than there were free slots
 		}
 	}
 }
 
-func (l *Loop) snapshot() (int, InFlight) {
+func (l *Loop) round() Round {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.Slots - l.inFlight, InFlight{Org: maps.Clone(l.busy.Org), Queue: maps.Clone(l.busy.Queue)}
+	return Round{Free: l.Slots - l.inFlight, Org: maps.Clone(l.org), Queue: maps.Clone(l.queue)}
 }
 
 func (l *Loop) start(work []Piece) {
@@ -96,16 +106,16 @@ func (l *Loop) start(work []Piece) {
 	defer l.mu.Unlock()
 	l.inFlight += len(work)
 	for _, p := range work {
-		l.busy.Org[p.Org]++
-		l.busy.Queue[p.Queue]++
+		l.org[p.Org]++
+		l.queue[p.Queue]++
 	}
 }
 
 func (l *Loop) done(p Piece) {
 	l.mu.Lock()
 	l.inFlight--
-	release(l.busy.Org, p.Org)
-	release(l.busy.Queue, p.Queue)
+	release(l.org, p.Org)
+	release(l.queue, p.Queue)
 	l.mu.Unlock()
 	l.Nudge()
 }

@@ -36,8 +36,8 @@ func (p *Processor) Run(ctx context.Context) {
 	slots := max(1, p.Workers)
 	perOrg := app.OrgShare(p.PerOrg, slots)
 	loop := claim.Loop{Slots: slots, Tick: p.Tick}
-	loop.Run(ctx, func(ctx context.Context, free int, busy claim.InFlight) []claim.Piece {
-		return p.claim(ctx, app.ClaimRoom{Limit: free, PerOrg: perOrg, Org: busy.Org, Queue: busy.Queue})
+	loop.Run(ctx, func(ctx context.Context, r claim.Round) []claim.Piece {
+		return p.claim(ctx, app.ClaimRoom{Limit: r.Free, PerOrg: perOrg, Org: r.Org, Queue: r.Queue, LookFirst: r.Idle})
 	})
 }
 

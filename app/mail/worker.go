@@ -35,8 +35,9 @@ func (w *Worker) Nudge() { w.loop.Nudge() }
 // Run sends until ctx ends, then waits for the sends under way.
 func (w *Worker) Run(ctx context.Context) { w.loop.Run(ctx, w.claim) }
 
-func (w *Worker) claim(ctx context.Context, free int, busy claim.InFlight) []claim.Piece {
-	rs, err := w.Service.ClaimRecipients(ctx, app.ClaimRoom{Limit: free, PerOrg: w.PerOrg, Org: busy.Org, Queue: busy.Queue})
+func (w *Worker) claim(ctx context.Context, r claim.Round) []claim.Piece {
+	rs, err := w.Service.ClaimRecipients(ctx, app.ClaimRoom{Limit: r.Free, PerOrg: w.PerOrg, Org: r.Org,
+		Queue: r.Queue, LookFirst: r.Idle})
 	if err != nil {
 		if ctx.Err() == nil {
 			w.Log.Error("broadcasts: claim", "err", err)

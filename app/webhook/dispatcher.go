@@ -40,9 +40,9 @@ func (d *Dispatcher) Nudge() { d.loop.Nudge() }
 // short by the shutdown are released without using an attempt.
 func (d *Dispatcher) Run(ctx context.Context) { d.loop.Run(ctx, d.claim) }
 
-func (d *Dispatcher) claim(ctx context.Context, free int, busy claim.InFlight) []claim.Piece {
-	jobs, err := d.Service.ClaimDeliveries(ctx, app.ClaimRoom{Limit: free, PerOrg: d.PerOrg,
-		PerQueue: d.PerEndpoint, Org: busy.Org, Queue: busy.Queue})
+func (d *Dispatcher) claim(ctx context.Context, r claim.Round) []claim.Piece {
+	jobs, err := d.Service.ClaimDeliveries(ctx, app.ClaimRoom{Limit: r.Free, PerOrg: d.PerOrg,
+		PerQueue: d.PerEndpoint, Org: r.Org, Queue: r.Queue, LookFirst: r.Idle})
 	if err != nil {
 		if ctx.Err() == nil {
 			d.Log.Error("webhooks: claim", "err", err)

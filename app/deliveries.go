@@ -68,10 +68,12 @@ type WebhookSender interface {
 
 // DeliveryTx is the deliveries part of a transaction.
 type DeliveryTx interface {
-	// ClaimDue leases up to limit due deliveries of enabled endpoints in organizations with
-	// a positive balance, taking at most room[webhook] (default perEndpoint) per endpoint and
-	// the oldest first within each.
-	ClaimDue(now, leaseUntil Time, limit, perEndpoint int, busy map[string]int) ([]Job, error)
+	// ClaimDue leases due deliveries of enabled endpoints in organizations with a positive
+	// balance, as many as room allows and picked as room.Pick does (queues are endpoints),
+	// the oldest first within each endpoint.
+	ClaimDue(now, leaseUntil Time, room ClaimRoom) ([]Job, error)
+	// AnyDeliveryDue tells, cheaply and on a reader, whether a claim may find work.
+	AnyDeliveryDue(now Time) (bool, error)
 	GetDelivery(orgID, id string) (Delivery, error)
 	// DeliveryState reads a delivery's own columns only (no event, no attempts): what
 	// recording an attempt needs, on the hot path.
@@ -87,11 +89,15 @@ type DeliveryTx interface {
 	PurgeDeliveries(cutoff Time) (int, error)
 }
 
-// ClaimDeliveries leases due work for the dispatcher.
-func (s *Service) ClaimDeliveries(ctx context.Context, limit, perEndpoint int, busy map[string]int) (jobs []Job, err error) {
+// ClaimDeliveries leases due work for the dispatcher. An idle dispatcher looks on a reader
+// first, so it does not take the single writer on every tick.
+func (s *Service) ClaimDeliveries(ctx context.Context, room ClaimRoom) (jobs []Job, err error) {
 	now := s.now()
+	if due, err := s.anyDue(ctx, room, func(tx Tx) (bool, error) { return tx.AnyDeliveryDue(now) }); !due {
+		return nil, err
+	}
 	err = s.Store.Write(ctx, func(tx Tx) error {
-		jobs, err = tx.ClaimDue(now, At(now.Add(s.Webhooks.Lease())), limit, perEndpoint, busy)
+		jobs, err = tx.ClaimDue(now, At(now.Add(s.Webhooks.Lease())), room)
 		return err
 	})
 	return jobs, err

@@ -74,9 +74,12 @@ type KnowledgeTx interface {
 	GetKnowledgeData(id string) ([]byte, error)
 	ListKnowledge(orgID, assistantID string, f KnowledgeFilter, after *KnowledgeCursor, offset, limit int) ([]KnowledgeContent, int, error)
 	DeleteKnowledge(orgID, assistantID, id string) error
-	// ClaimKnowledge leases one PENDING content, or a PROCESSING one whose lease ran out
-	// (its process died), and marks it PROCESSING.
-	ClaimKnowledge(now, leaseUntil Time) (KnowledgeContent, error)
+	// ClaimKnowledge leases PENDING contents, and PROCESSING ones whose lease ran out (their
+	// process died), as many as room allows and picked as room.Pick does (queues are
+	// assistants), and marks them PROCESSING.
+	ClaimKnowledge(now, leaseUntil Time, room ClaimRoom) ([]KnowledgeContent, error)
+	// AnyKnowledgeDue tells, cheaply and on a reader, whether a claim may find work.
+	AnyKnowledgeDue(now Time) (bool, error)
 	// ResetKnowledge drops a content's chunks and children before it is processed again.
 	ResetKnowledge(id string) error
 	SetKnowledgeProgress(k KnowledgeContent) error

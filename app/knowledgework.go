@@ -2,29 +2,40 @@ package app
 
 import "context"
 
-// ClaimKnowledge takes the next content to process, or ok=false when there is none.
-func (s *Service) ClaimKnowledge(ctx context.Context) (k KnowledgeContent, ok bool, err error) {
+// ClaimKnowledge takes the next contents to process, as many as room allows (looking on a
+// reader first, so an idle processor does not take the writer).
+func (s *Service) ClaimKnowledge(ctx context.Context, room ClaimRoom) (ks []KnowledgeContent, err error) {
 	now := s.now()
-	err = s.Store.Write(ctx, func(tx Tx) error {
-		k, err = tx.ClaimKnowledge(now, At(now.Add(KnowledgeLease)))
-		if IsNotFound(err) {
-			return nil
-		}
-		ok = err == nil
-		if ok {
-			// A content taken again after a crash starts over from nothing.
-			err = tx.ResetKnowledge(k.ID)
-			k.ChunksCount, k.ChunksProcessed, k.Children = 0, 0, nil
-		}
-		return err
-	})
-	if ok && k.Type == "FILE" {
-		err = s.Store.Read(ctx, func(tx Tx) (err error) {
-			k.Data, err = tx.GetKnowledgeData(k.ID)
-			return err
-		})
+	if due, err := s.anyDue(ctx, room, func(tx Tx) (bool, error) { return tx.AnyKnowledgeDue(now) }); !due {
+		return nil, err
 	}
-	return k, ok, err
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		if ks, err = tx.ClaimKnowledge(now, At(now.Add(KnowledgeLease)), room); err != nil {
+			return err
+		}
+		for i := range ks {
+			// A content taken again after a crash starts over from nothing.
+			if err := tx.ResetKnowledge(ks[i].ID); err != nil {
+				return err
+			}
+			ks[i].ChunksCount, ks[i].ChunksProcessed, ks[i].Children = 0, 0, nil
+		}
+		return nil
+	})
+	if err != nil || len(ks) == 0 {
+		return nil, err
+	}
+	err = s.Store.Read(ctx, func(tx Tx) (err error) {
+		for i := range ks {
+			if ks[i].Type == "FILE" {
+				if ks[i].Data, err = tx.GetKnowledgeData(ks[i].ID); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return ks, err
 }
 
 // SaveChunks stores the chunks of a content, moving chunks_count and chunks_processed.

@@ -93,9 +93,11 @@ type RecipientTx interface {
 	// FinishRecipient marks a recipient PROCESSED with its message id or error.
 	FinishRecipient(id string, externalID, errMsg *string, now Time) error
 	RecordClick(id string, now Time) error
-	// ClaimRecipients leases up to limit SENDING email and internal recipients of SENDING
-	// broadcasts.
-	ClaimRecipients(now, leaseUntil Time, limit int) ([]Recipient, error)
+	// ClaimRecipients leases SENDING email and internal recipients of SENDING broadcasts, as
+	// many as room allows and picked as room.Pick does (queues are broadcasts).
+	ClaimRecipients(now, leaseUntil Time, room ClaimRoom) ([]Recipient, error)
+	// AnyRecipientDue tells, cheaply and on a reader, whether a claim may find work.
+	AnyRecipientDue(now Time) (bool, error)
 	// ContactOptedOut tells whether a contact is unsubscribed or blocked; a contact that is
 	// gone counts as opted out. The sender asks once per recipient.
 	ContactOptedOut(orgID, contactID string) (bool, error)

@@ -32,11 +32,15 @@ type Mailer interface {
 // claims are taken again after it, so only the messages in flight at a crash can go twice.
 const RecipientLease = 2 * time.Minute
 
-// ClaimRecipients leases due recipients for the sender worker.
-func (s *Service) ClaimRecipients(ctx context.Context, limit int) (rs []Recipient, err error) {
+// ClaimRecipients leases due recipients for the sender worker (looking on a reader first, so
+// an idle sender does not take the writer).
+func (s *Service) ClaimRecipients(ctx context.Context, room ClaimRoom) (rs []Recipient, err error) {
 	now := s.now()
+	if due, err := s.anyDue(ctx, room, func(tx Tx) (bool, error) { return tx.AnyRecipientDue(now) }); !due {
+		return nil, err
+	}
 	err = s.Store.Write(ctx, func(tx Tx) error {
-		rs, err = tx.ClaimRecipients(now, At(now.Add(RecipientLease)), limit)
+		rs, err = tx.ClaimRecipients(now, At(now.Add(RecipientLease)), room)
 		return err
 	})
 	return rs, err

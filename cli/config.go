@@ -70,6 +70,8 @@ type WebhooksConfig struct {
 	Retention           time.Duration   `mapstructure:"retention"`
 	AllowPrivateTargets bool            `mapstructure:"allow_private_targets"`
 	CAFile              string          `mapstructure:"ca_file"`
+	// MaxInFlightPerOrg caps one organization's deliveries in flight; 0: three quarters of the workers.
+	MaxInFlightPerOrg int `mapstructure:"max_in_flight_per_org"`
 }
 
 // LogConfig is the slog level and format.
@@ -94,6 +96,8 @@ type EmailConfig struct {
 	CAFile  string        `mapstructure:"ca_file"`
 	Workers int           `mapstructure:"workers"`
 	Tick    time.Duration `mapstructure:"tick"`
+	// MaxInFlightPerOrg caps one organization's messages in flight; 0: three quarters of the workers.
+	MaxInFlightPerOrg int `mapstructure:"max_in_flight_per_org"`
 }
 
 // OAuthConfig holds one provider per connection type.
@@ -112,10 +116,13 @@ type OAuthProvider struct {
 	Scopes       []string `mapstructure:"scopes"`
 }
 
-// KnowledgeConfig bounds crawls.
+// KnowledgeConfig bounds crawls and sizes the processor.
 type KnowledgeConfig struct {
 	MaxPages int           `mapstructure:"max_pages"`
 	Tick     time.Duration `mapstructure:"tick"`
+	Workers  int           `mapstructure:"workers"`
+	// MaxInFlightPerOrg caps one organization's contents in flight; 0: three quarters of the workers.
+	MaxInFlightPerOrg int `mapstructure:"max_in_flight_per_org"`
 }
 
 // defaults is every key the code reads with its default; config.example.yaml must list each.
@@ -155,6 +162,12 @@ var defaults = map[string]any{
 	"email.tick":                     "1s",
 	"knowledge.max_pages":            50,
 	"knowledge.tick":                 "1s",
+	"knowledge.workers":              4,
+
+	// Caps on one organization's work in flight; 0: three quarters of the workers (app.OrgShare).
+	"webhooks.max_in_flight_per_org":  0,
+	"email.max_in_flight_per_org":     0,
+	"knowledge.max_in_flight_per_org": 0,
 }
 
 // newViper layers defaults, the config file, APP_* environment variables (flags are bound by
@@ -232,8 +245,11 @@ func (c Config) validate() error {
 	if c.Webhooks.Workers < 1 || c.Webhooks.Tick <= 0 || c.Webhooks.Timeout <= 0 {
 		return fmt.Errorf("config: webhooks.workers, webhooks.tick and webhooks.timeout must be positive")
 	}
-	if c.Knowledge.MaxPages < 1 || c.Knowledge.Tick <= 0 {
-		return fmt.Errorf("config: knowledge.max_pages and knowledge.tick must be positive")
+	if c.Knowledge.MaxPages < 1 || c.Knowledge.Tick <= 0 || c.Knowledge.Workers < 1 {
+		return fmt.Errorf("config: knowledge.max_pages, knowledge.tick and knowledge.workers must be positive")
+	}
+	if c.Webhooks.MaxInFlightPerOrg < 0 || c.Email.MaxInFlightPerOrg < 0 || c.Knowledge.MaxInFlightPerOrg < 0 {
+		return fmt.Errorf("config: max_in_flight_per_org must not be negative (0: three quarters of the workers)")
 	}
 	if c.Email.Workers < 1 || c.Email.Tick <= 0 {
 		return fmt.Errorf("config: email.workers and email.tick must be positive")

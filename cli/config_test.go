@@ -148,6 +148,10 @@ func TestDefaults(t *testing.T) {
 		{"secrets.key_file", c.Secrets.KeyFile, ""},
 		{"secrets key file in use", c.keyFile(), "app.key"},
 		{"knowledge.max_pages", c.Knowledge.MaxPages, 50},
+		{"knowledge.workers", c.Knowledge.Workers, 4},
+		{"webhooks.max_in_flight_per_org", c.Webhooks.MaxInFlightPerOrg, 0},
+		{"email.max_in_flight_per_org", c.Email.MaxInFlightPerOrg, 0},
+		{"knowledge.max_in_flight_per_org", c.Knowledge.MaxInFlightPerOrg, 0},
 	}
 	for _, w := range want {
 		if !reflect.DeepEqual(w.got, w.want) {
@@ -291,6 +295,8 @@ func TestConfigValidation(t *testing.T) {
 		{"no read timeout", "http: {read_timeout: 0s}", "http.read_timeout"},
 		{"no connections", "http: {max_connections: 0}", "http.max_connections"},
 		{"no body rate", "http: {min_body_rate: 0}", "http.min_body_rate"},
+		{"no knowledge workers", "knowledge: {workers: 0}", "knowledge.workers"},
+		{"negative org cap", "email: {max_in_flight_per_org: -1}", "max_in_flight_per_org"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -46,7 +46,7 @@ func deliveriesFixture(t *testing.T) (db string, w app.Webhook, failed, succeede
 		if err != nil {
 			t.Fatal(err)
 		}
-		jobs, err := svc.ClaimDeliveries(ctx, 1, 1, nil)
+		jobs, err := svc.ClaimDeliveries(ctx, app.ClaimRoom{Limit: 1, PerQueue: 1})
 		if err != nil || len(jobs) != 1 {
 			t.Fatalf("claimed %d, %v", len(jobs), err)
 		}

@@ -153,7 +153,7 @@ func (rt *Runtime) wireWebhooks(cfg Config, opt Options) error {
 	}
 	sender := &webhook.Sender{HTTP: client, Clock: rt.Service.Clock}
 	rt.Service.Sender = sender
-	rt.Dispatcher = webhook.NewDispatcher(rt.Service, sender, wc.Workers, wc.Tick, rt.Log)
+	rt.Dispatcher = webhook.NewDispatcher(rt.Service, sender, wc.Workers, wc.MaxInFlightPerOrg, wc.Tick, rt.Log)
 	return nil
 }
 
@@ -163,7 +163,8 @@ func (rt *Runtime) wireKnowledge(cfg Config, opt Options) error {
 	if err != nil {
 		return err
 	}
-	rt.Knowledge = &knowledge.Processor{Service: rt.Service, HTTP: crawler, Tick: cfg.Knowledge.Tick, Log: rt.Log}
+	rt.Knowledge = &knowledge.Processor{Service: rt.Service, HTTP: crawler, Tick: cfg.Knowledge.Tick,
+		Workers: cfg.Knowledge.Workers, PerOrg: cfg.Knowledge.MaxInFlightPerOrg, Log: rt.Log}
 	rt.Service.KnowledgeMaxPages = cfg.Knowledge.MaxPages
 	return nil
 }
@@ -227,6 +228,6 @@ func (rt *Runtime) wireEmail(cfg Config, _ Options) error {
 		}
 		rt.Service.Mailer, rt.mailer = m, m
 	}
-	rt.Sender = mail.NewWorker(rt.Service, cfg.Email.Workers, cfg.Email.Tick, rt.Log)
+	rt.Sender = mail.NewWorker(rt.Service, cfg.Email.Workers, cfg.Email.MaxInFlightPerOrg, cfg.Email.Tick, rt.Log)
 	return nil
 }

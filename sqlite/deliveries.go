@@ -15,10 +15,15 @@ func (t *Tx) CreateDelivery(d app.Delivery) error {
 }
 
 // ClaimDue takes, for each enabled endpoint of a funded organization, its oldest due
-// deliveries up to the endpoint's room (a short walk of webhook_deliveries_claim per
-// endpoint), so one endpoint with a deep backlog cannot take every worker, then leases them.
-func (t *Tx) ClaimDue(now, leaseUntil app.Time, limit, perEndpoint int, busy map[string]int) ([]app.Job, error) {
-	rows, err := t.query(`SELECT d.id, d.webhook_id FROM webhook_endpoints w
+// deliveries (a short walk of webhook_deliveries_claim per endpoint, no more than the round
+// could take from one endpoint), picks among them round-robin across organizations and
+// endpoints within the room's caps (app.ClaimRoom), and leases the picked ones.
+func (t *Tx) ClaimDue(now, leaseUntil app.Time, room app.ClaimRoom) ([]app.Job, error) {
+	perEndpoint := room.Limit
+	if room.PerQueue > 0 {
+		perEndpoint = min(perEndpoint, room.PerQueue)
+	}
+	rows, err := t.query(`SELECT d.id, w.org_id, d.webhook_id FROM webhook_endpoints w
 		JOIN orgs o ON o.id = w.org_id AND o.balance > 0
 		JOIN webhook_deliveries d ON d.id IN (
 			SELECT x.id FROM webhook_deliveries x
@@ -30,24 +35,23 @@ func (t *Tx) ClaimDue(now, leaseUntil app.Time, limit, perEndpoint int, busy map
 	if err != nil {
 		return nil, err
 	}
-	taken := map[string]int{}
-	var ids []string
-	for rows.Next() {
-		var id, webhook string
-		if err := rows.Scan(&id, &webhook); err != nil {
-			rows.Close()
-			return nil, mapErr(err)
-		}
-		if len(ids) < limit && busy[webhook]+taken[webhook] < perEndpoint {
-			taken[webhook]++
-			ids = append(ids, id)
-		}
+	due, err := scanDue(rows)
+	if err != nil {
+		return nil, err
 	}
-	rows.Close()
+	ids := room.Pick(due)
 	if len(ids) == 0 {
 		return nil, nil
 	}
 	return t.lease(ids, leaseUntil)
+}
+
+// AnyDeliveryDue tells whether a claim could find a delivery, without a write transaction.
+func (t *Tx) AnyDeliveryDue(now app.Time) (bool, error) {
+	var due bool
+	err := t.row(`SELECT EXISTS (SELECT 1 FROM webhook_deliveries INDEXED BY webhook_deliveries_due
+		WHERE status = 'PENDING' AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1))`, now).Scan(&due)
+	return due, mapErr(err)
 }
 
 func (t *Tx) lease(ids []string, leaseUntil app.Time) ([]app.Job, error) {

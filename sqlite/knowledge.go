@@ -134,22 +134,44 @@ func (t *Tx) DeleteKnowledge(orgID, assistantID, id string) error {
 		orgID, assistantID, id)
 }
 
-// ClaimKnowledge takes the oldest PENDING content, or a PROCESSING one with a lapsed lease.
-func (t *Tx) ClaimKnowledge(now, leaseUntil app.Time) (app.KnowledgeContent, error) {
-	ks, err := t.loadKnowledge(`SELECT `+knowledgeColumns+` FROM knowledge_contents
-		WHERE parent_content_id IS NULL AND (status = 'PENDING' OR (status = 'PROCESSING' AND lease_until <= ?))
-		ORDER BY created_at, id LIMIT 1`, now)
+// ClaimKnowledge takes, for each organization, its oldest PENDING contents and PROCESSING ones
+// with a lapsed lease (a short walk of the partial index knowledge_claim per organization),
+// picks among them round-robin across organizations and assistants within the room's caps
+// (app.ClaimRoom), and marks the picked ones PROCESSING under a lease.
+func (t *Tx) ClaimKnowledge(now, leaseUntil app.Time, room app.ClaimRoom) ([]app.KnowledgeContent, error) {
+	rows, err := t.query(`SELECT k.id, k.org_id, k.assistant_id FROM orgs o
+		JOIN knowledge_contents k ON k.id IN (
+			SELECT x.id FROM knowledge_contents x INDEXED BY knowledge_claim
+			WHERE x.org_id = o.id AND x.parent_content_id IS NULL AND x.status IN ('PENDING', 'PROCESSING')
+				AND (x.status = 'PENDING' OR x.lease_until <= ?1)
+			ORDER BY x.created_at, x.id LIMIT ?2)
+		ORDER BY k.created_at, k.id`, now, room.Limit)
 	if err != nil {
-		return app.KnowledgeContent{}, err
+		return nil, err
 	}
-	if len(ks) == 0 {
-		return app.KnowledgeContent{}, app.NotFound("knowledge content")
+	due, err := scanDue(rows)
+	if err != nil {
+		return nil, err
 	}
-	k := ks[0]
-	k.Status, k.Error, k.UpdatedAt = "PROCESSING", nil, now
-	_, err = t.exec(`UPDATE knowledge_contents SET status = 'PROCESSING', error = NULL, lease_until = ?, updated_at = ?
-		WHERE id = ?`, leaseUntil, now, k.ID)
-	return k, err
+	ids := room.Pick(due)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	if _, err := t.exec(`UPDATE knowledge_contents SET status = 'PROCESSING', error = NULL, lease_until = ?, updated_at = ?
+		WHERE id IN (SELECT value FROM json_each(?))`, leaseUntil, now, jsonText(ids)); err != nil {
+		return nil, err
+	}
+	return t.loadKnowledge(`SELECT `+knowledgeColumns+` FROM knowledge_contents
+		WHERE id IN (SELECT value FROM json_each(?)) ORDER BY created_at, id`, jsonText(ids))
+}
+
+// AnyKnowledgeDue tells whether a claim could find a content, without a write transaction.
+func (t *Tx) AnyKnowledgeDue(now app.Time) (bool, error) {
+	var due bool
+	err := t.row(`SELECT EXISTS (SELECT 1 FROM knowledge_contents INDEXED BY knowledge_due
+		WHERE parent_content_id IS NULL AND status IN ('PENDING', 'PROCESSING')
+			AND (status = 'PENDING' OR lease_until <= ?))`, now).Scan(&due)
+	return due, mapErr(err)
 }
 
 // ResetKnowledge drops a content's chunks and children and zeroes its progress.

@@ -164,28 +164,27 @@ func (t *Tx) RecordClick(id string, now app.Time) error {
 		updated_at = ? WHERE id = ?`, now, now, id)
 }
 
-// ClaimRecipients leases the oldest SENDING email and internal recipients of broadcasts
-// that are still sending, in the order they were made. The query walks the partial index
-// recipients_sending in its order and stops at limit: ordering by anything the index does not
-// hold (such as id) would sort every pending recipient on each claim.
-func (t *Tx) ClaimRecipients(now, leaseUntil app.Time, limit int) ([]app.Recipient, error) {
-	rows, err := t.query(`SELECT r.id FROM broadcast_recipients r INDEXED BY recipients_sending
-		JOIN broadcasts b ON b.id = r.broadcast_id
-		WHERE r.status = 'SENDING' AND r.integration_id <> 'custom' AND b.status = 'SENDING'
-		AND (r.lease_until IS NULL OR r.lease_until <= ?) ORDER BY r.created_at LIMIT ?`, now, limit)
+// ClaimRecipients takes, for each SENDING broadcast, its oldest SENDING email and internal
+// recipients (a short walk of the partial index recipients_claim per broadcast, in the order
+// they were made), picks among them round-robin across organizations and broadcasts within
+// the room's caps (app.ClaimRoom), and leases the picked ones.
+func (t *Tx) ClaimRecipients(now, leaseUntil app.Time, room app.ClaimRoom) ([]app.Recipient, error) {
+	rows, err := t.query(`SELECT r.id, r.org_id, r.broadcast_id FROM broadcasts b INDEXED BY broadcasts_sending
+		JOIN broadcast_recipients r ON r.id IN (
+			SELECT x.id FROM broadcast_recipients x INDEXED BY recipients_claim
+			WHERE x.broadcast_id = b.id AND x.status = 'SENDING' AND x.integration_id <> 'custom'
+				AND (x.lease_until IS NULL OR x.lease_until <= ?1)
+			ORDER BY x.created_at LIMIT ?2)
+		WHERE b.status = 'SENDING'
+		ORDER BY r.created_at`, now, room.Limit)
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, mapErr(err)
-		}
-		ids = append(ids, id)
+	due, err := scanDue(rows)
+	if err != nil {
+		return nil, err
 	}
-	rows.Close()
+	ids := room.Pick(due)
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -195,6 +194,16 @@ func (t *Tx) ClaimRecipients(now, leaseUntil app.Time, limit int) ([]app.Recipie
 	}
 	return t.loadRecipients(false, `SELECT `+recipientColumns+recipientFrom+` WHERE r.id IN (SELECT value FROM json_each(?))
 		ORDER BY r.created_at, r.rowid`, jsonText(ids))
+}
+
+// AnyRecipientDue tells whether a claim could find a recipient, without a write transaction.
+func (t *Tx) AnyRecipientDue(now app.Time) (bool, error) {
+	var due bool
+	err := t.row(`SELECT EXISTS (SELECT 1 FROM broadcast_recipients r INDEXED BY recipients_sending
+		JOIN broadcasts b ON b.id = r.broadcast_id
+		WHERE r.status = 'SENDING' AND r.integration_id <> 'custom' AND b.status = 'SENDING'
+			AND (r.lease_until IS NULL OR r.lease_until <= ?))`, now).Scan(&due)
+	return due, mapErr(err)
 }
 
 // ContactOptedOut reads the two opt-out flags of a contact (no channels or segments).

@@ -29,6 +29,9 @@ type SMTPSink struct {
 	arrived chan struct{}
 	// Reject, when set, refuses RCPT TO for an address with a permanent error.
 	Reject func(to string) bool
+	// Delay, when set, holds each message to an address this long before accepting it (a
+	// slow relay). Set it before the first message.
+	Delay func(to string) time.Duration
 }
 
 // NewSMTPSink starts a sink on 127.0.0.1.
@@ -105,6 +108,9 @@ func (s *sinkSession) Data(r io.Reader) error {
 		return err
 	}
 	s.mail.Data = data
+	if s.sink.Delay != nil && len(s.mail.To) > 0 {
+		time.Sleep(s.sink.Delay(s.mail.To[0]))
+	}
 	s.sink.mu.Lock()
 	s.sink.mails = append(s.sink.mails, s.mail)
 	s.sink.mu.Unlock()

@@ -13,54 +13,59 @@ import (
 	"time"
 
 	"wsapi/app"
+	"wsapi/app/claim"
 )
 
 // MaxPageBytes bounds what one fetched page may weigh.
 const MaxPageBytes = 5 << 20
 
-// Processor moves contents PENDING -> PROCESSING -> PROCESSED or FAILED.
+// Processor moves contents PENDING -> PROCESSING -> PROCESSED or FAILED, Workers at a time,
+// claimed round-robin across organizations (and their assistants) with at most PerOrg of one
+// organization in flight, so one organization's slow crawls cannot hold up another's content.
 type Processor struct {
 	Service *app.Service
 	HTTP    *http.Client // the SSRF-guarded client
 	Tick    time.Duration
+	Workers int // contents processed at once (at least 1)
+	PerOrg  int // contents of one organization processed at once (0: app.OrgShare's default)
 	Log     *slog.Logger
 }
 
-// Run processes contents one after another until ctx ends.
+// Run processes contents until ctx ends, then waits for those under way.
 func (p *Processor) Run(ctx context.Context) {
-	ticker := time.NewTicker(p.Tick)
-	defer ticker.Stop()
-	for {
-		for p.next(ctx) {
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-	}
+	slots := max(1, p.Workers)
+	perOrg := app.OrgShare(p.PerOrg, slots)
+	loop := claim.Loop{Slots: slots, Tick: p.Tick}
+	loop.Run(ctx, func(ctx context.Context, r claim.Round) []claim.Piece {
+		return p.claim(ctx, app.ClaimRoom{Limit: r.Free, PerOrg: perOrg, Org: r.Org, Queue: r.Queue, LookFirst: r.Idle})
+	})
 }
 
-// next processes one content and tells whether there was one.
-func (p *Processor) next(ctx context.Context) bool {
-	k, ok, err := p.Service.ClaimKnowledge(ctx)
+// claim takes the contents the room allows, each a piece of work.
+func (p *Processor) claim(ctx context.Context, room app.ClaimRoom) []claim.Piece {
+	ks, err := p.Service.ClaimKnowledge(ctx, room)
 	if err != nil {
 		if ctx.Err() == nil {
 			p.Log.Error("knowledge: claim", "err", err)
 		}
-		return false
+		return nil
 	}
-	if !ok {
-		return false
+	work := make([]claim.Piece, len(ks))
+	for i, k := range ks {
+		work[i] = claim.Piece{Org: k.OrgID, Queue: k.AssistantID, Run: func() { p.next(ctx, k) }}
 	}
+	return work
+}
+
+// next processes one claimed content.
+func (p *Processor) next(ctx context.Context, k app.KnowledgeContent) {
 	failure := p.process(ctx, &k)
 	if ctx.Err() != nil {
-		return false // shutdown: the lease brings the content back after a restart
+		return // shutdown: the lease brings the content back after a restart
 	}
 	if err := p.Service.FinishKnowledge(ctx, &k, failure); err != nil {
 		p.Log.Error("knowledge: finish", "content", k.ID, "err", err)
 	}
-	return true
 }
 
 func (p *Processor) process(ctx context.Context, k *app.KnowledgeContent) error {

@@ -164,10 +164,11 @@ func TestProcessingResumesAfterACrash(t *testing.T) {
 	var k app.KnowledgeContent
 	call(t, srv.URL, nk.Token, "POST", contentsPath(asst.ID), map[string]any{"title": "Big",
 		"content": map[string]any{"type": "TEXT", "text": text}}, &k)
-	claimed, ok, err := rt.Service.ClaimKnowledge(ctx)
-	if err != nil || !ok || claimed.ID != k.ID || claimed.Status != "PROCESSING" {
-		t.Fatalf("claim %v %v %+v", ok, err, claimed)
+	ks, err := rt.Service.ClaimKnowledge(ctx, app.ClaimRoom{Limit: 1})
+	if err != nil || len(ks) != 1 || ks[0].ID != k.ID || ks[0].Status != "PROCESSING" {
+		t.Fatalf("claim %v %+v", err, ks)
 	}
+	claimed := ks[0]
 	if err := rt.Service.SetChunkTotal(ctx, &claimed, len(chunks)); err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestProcessingResumesAfterACrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Nothing else can claim it while the lease holds.
-	if _, ok, _ := rt.Service.ClaimKnowledge(ctx); ok {
+	if ks, _ := rt.Service.ClaimKnowledge(ctx, app.ClaimRoom{Limit: 1}); len(ks) > 0 {
 		t.Fatal("a leased content was claimed twice")
 	}
 	srv.Close()

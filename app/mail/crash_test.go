@@ -220,7 +220,7 @@ func TestCrashWithClaimedRecipients(t *testing.T) {
 	if err != nil || b.Counts.Recipients != n {
 		t.Fatalf("broadcast %v %+v", err, b.Counts)
 	}
-	rs, err := svc.ClaimRecipients(ctx, crashWorkers)
+	rs, err := svc.ClaimRecipients(ctx, app.ClaimRoom{Limit: crashWorkers})
 	if err != nil || len(rs) != crashWorkers {
 		t.Fatalf("claim: %v, %d", err, len(rs))
 	}

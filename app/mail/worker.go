@@ -10,17 +10,23 @@ import (
 )
 
 // Worker is the broadcast sender: it claims SENDING recipients, as many as it has free
-// workers, and gives each its outcome. At most that many recipients are in flight, so a
+// workers, round-robin across organizations and their broadcasts and at most PerOrg in
+// flight per organization (so one organization's big or slow broadcast cannot hold every
+// worker), and gives each its outcome. At most that many recipients are in flight, so a
 // crash resends at most that many messages (their leases expire and they are claimed again).
 type Worker struct {
 	Service *app.Service
+	PerOrg  int
 	Log     *slog.Logger
 	loop    claim.Loop
 }
 
-// NewWorker prepares a sender.
-func NewWorker(svc *app.Service, workers int, tick time.Duration, log *slog.Logger) *Worker {
-	return &Worker{Service: svc, Log: log, loop: claim.Loop{Slots: max(1, workers), Tick: tick}}
+// NewWorker prepares a sender; PerOrg is perOrg (email.max_in_flight_per_org) or by default
+// three quarters of the workers (app.OrgShare).
+func NewWorker(svc *app.Service, workers, perOrg int, tick time.Duration, log *slog.Logger) *Worker {
+	workers = max(1, workers)
+	return &Worker{Service: svc, PerOrg: app.OrgShare(perOrg, workers), Log: log,
+		loop: claim.Loop{Slots: workers, Tick: tick}}
 }
 
 // Nudge asks for a claim now (a broadcast was created, a send finished).
@@ -29,21 +35,22 @@ func (w *Worker) Nudge() { w.loop.Nudge() }
 // Run sends until ctx ends, then waits for the sends under way.
 func (w *Worker) Run(ctx context.Context) { w.loop.Run(ctx, w.claim) }
 
-func (w *Worker) claim(ctx context.Context, free int) []func() {
-	rs, err := w.Service.ClaimRecipients(ctx, free)
+func (w *Worker) claim(ctx context.Context, r claim.Round) []claim.Piece {
+	rs, err := w.Service.ClaimRecipients(ctx, app.ClaimRoom{Limit: r.Free, PerOrg: w.PerOrg, Org: r.Org,
+		Queue: r.Queue, LookFirst: r.Idle})
 	if err != nil {
 		if ctx.Err() == nil {
 			w.Log.Error("broadcasts: claim", "err", err)
 		}
 		return nil
 	}
-	work := make([]func(), len(rs))
+	work := make([]claim.Piece, len(rs))
 	for i, r := range rs {
-		work[i] = func() {
+		work[i] = claim.Piece{Org: r.OrgID, Queue: r.BroadcastID, Run: func() {
 			if err := w.Service.ProcessRecipient(ctx, r); err != nil && ctx.Err() == nil {
 				w.Log.Error("broadcasts: send", "recipient", r.ID, "err", err)
 			}
-		}
+		}}
 	}
 	return work
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"maps"
-	"sync"
 	"time"
 
 	"wsapi/app"
@@ -13,23 +11,26 @@ import (
 )
 
 // Dispatcher claims due deliveries and runs them on a fixed number of workers. It claims
-// only as many as it has free workers, at most PerEndpoint in flight per endpoint, so one
-// hanging endpoint cannot hold every worker while healthy ones wait.
+// only as many as it has free workers, round-robin across organizations and their endpoints,
+// at most PerOrg in flight per organization and PerEndpoint per endpoint, so one
+// organization's (or one endpoint's) hanging requests cannot hold every worker while others'
+// deliveries wait.
 type Dispatcher struct {
 	Service     *app.Service
 	Sender      app.WebhookSender
 	PerEndpoint int
+	PerOrg      int
 	Log         *slog.Logger
 
 	loop claim.Loop
-	mu   sync.Mutex
-	busy map[string]int // in-flight deliveries per endpoint
 }
 
-// NewDispatcher prepares a dispatcher; PerEndpoint defaults to half the workers.
-func NewDispatcher(svc *app.Service, sender app.WebhookSender, workers int, tick time.Duration, log *slog.Logger) *Dispatcher {
-	return &Dispatcher{Service: svc, Sender: sender, PerEndpoint: max(1, (workers+1)/2), Log: log,
-		loop: claim.Loop{Slots: workers, Tick: tick}, busy: map[string]int{}}
+// NewDispatcher prepares a dispatcher; PerEndpoint is half the workers, PerOrg is perOrg
+// (webhooks.max_in_flight_per_org) or by default three quarters of them (app.OrgShare).
+func NewDispatcher(svc *app.Service, sender app.WebhookSender, workers, perOrg int, tick time.Duration, log *slog.Logger) *Dispatcher {
+	return &Dispatcher{Service: svc, Sender: sender, PerEndpoint: max(1, (workers+1)/2),
+		PerOrg: app.OrgShare(perOrg, workers), Log: log,
+		loop: claim.Loop{Slots: workers, Tick: tick}}
 }
 
 // Nudge asks for a claim now rather than at the next tick (new events, a finished job).
@@ -39,35 +40,23 @@ func (d *Dispatcher) Nudge() { d.loop.Nudge() }
 // short by the shutdown are released without using an attempt.
 func (d *Dispatcher) Run(ctx context.Context) { d.loop.Run(ctx, d.claim) }
 
-func (d *Dispatcher) claim(ctx context.Context, free int) []func() {
-	d.mu.Lock()
-	busy := maps.Clone(d.busy)
-	d.mu.Unlock()
-	jobs, err := d.Service.ClaimDeliveries(ctx, free, d.PerEndpoint, busy)
+func (d *Dispatcher) claim(ctx context.Context, r claim.Round) []claim.Piece {
+	jobs, err := d.Service.ClaimDeliveries(ctx, app.ClaimRoom{Limit: r.Free, PerOrg: d.PerOrg,
+		PerQueue: d.PerEndpoint, Org: r.Org, Queue: r.Queue, LookFirst: r.Idle})
 	if err != nil {
 		if ctx.Err() == nil {
 			d.Log.Error("webhooks: claim", "err", err)
 		}
 		return nil
 	}
-	work := make([]func(), len(jobs))
-	d.mu.Lock()
+	work := make([]claim.Piece, len(jobs))
 	for i, j := range jobs {
-		d.busy[j.WebhookID]++
-		work[i] = func() { d.run(ctx, j) }
+		work[i] = claim.Piece{Org: j.OrgID, Queue: j.WebhookID, Run: func() { d.run(ctx, j) }}
 	}
-	d.mu.Unlock()
 	return work
 }
 
 func (d *Dispatcher) run(ctx context.Context, j app.Job) {
-	defer func() {
-		d.mu.Lock()
-		if d.busy[j.WebhookID]--; d.busy[j.WebhookID] <= 0 {
-			delete(d.busy, j.WebhookID)
-		}
-		d.mu.Unlock()
-	}()
 	sentAt := app.At(d.Service.Clock.Now())
 	a := d.Sender.Send(ctx, j)
 	a.CreatedAt = sentAt

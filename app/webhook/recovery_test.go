@@ -140,7 +140,7 @@ func TestClaimedButNeverSentIsDeliveredAfterTheLease(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	jobs, err := svc.ClaimDeliveries(ctx, 3, 3, nil)
+	jobs, err := svc.ClaimDeliveries(ctx, app.ClaimRoom{Limit: 3, PerQueue: 3})
 	if err != nil || len(jobs) != 3 {
 		t.Fatalf("claimed %d jobs, err %v; want 3", len(jobs), err)
 	}

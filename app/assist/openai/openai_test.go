@@ -166,20 +166,6 @@ func TestStreamErrorEventIsClassified(t *testing.T) {
 	}
 }
 
-func TestStreamEndingEarlyIsAnError(t *testing.T) {
-	// A server (or proxy) that closes the stream cleanly before the finish chunk.
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write([]byte(`data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"half"},"finish_reason":null}]}` + "\n\n"))
-	}))
-	defer srv.Close()
-	_, res, err := stream(context.Background(), openai.New("oa", srv.URL, key, time.Minute, nil), hello())
-	pe, ok := assist.AsProviderError(err)
-	if !ok || !pe.Retryable || res.Text != "half" {
-		t.Fatalf("result %+v, error %v", res, err)
-	}
-}
-
 func TestLocalServerWithoutKey(t *testing.T) {
 	srv := apitest.NewOpenAIServer(t)
 	srv.Reply(apitest.TextReply("local"))

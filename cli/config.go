@@ -24,6 +24,14 @@ type Config struct {
 	Email     EmailConfig     `mapstructure:"email"`
 	OAuth     OAuthConfig     `mapstructure:"oauth"`
 	Knowledge KnowledgeConfig `mapstructure:"knowledge"`
+	Events    EventsConfig    `mapstructure:"events"`
+}
+
+// EventsConfig tunes the live streams (SSE).
+type EventsConfig struct {
+	StreamRetention time.Duration `mapstructure:"stream_retention"`
+	StreamHeartbeat time.Duration `mapstructure:"stream_heartbeat"`
+	StreamBuffer    int           `mapstructure:"stream_buffer"`
 }
 
 // DBConfig locates the SQLite file.
@@ -138,6 +146,9 @@ var defaults = map[string]any{
 	"email.tick":                     "1s",
 	"knowledge.max_pages":            50,
 	"knowledge.tick":                 "1s",
+	"events.stream_retention":        "24h",
+	"events.stream_heartbeat":        "15s",
+	"events.stream_buffer":           1024,
 }
 
 // newViper layers defaults, the config file, APP_* environment variables (flags are bound by
@@ -202,6 +213,9 @@ func (c Config) validate() error {
 	}
 	if c.Knowledge.MaxPages < 1 || c.Knowledge.Tick <= 0 {
 		return fmt.Errorf("config: knowledge.max_pages and knowledge.tick must be positive")
+	}
+	if c.Events.StreamRetention <= 0 || c.Events.StreamHeartbeat <= 0 || c.Events.StreamBuffer < 1 {
+		return fmt.Errorf("config: events.stream_retention, events.stream_heartbeat and events.stream_buffer must be positive")
 	}
 	if c.Email.Workers < 1 || c.Email.Tick <= 0 {
 		return fmt.Errorf("config: email.workers and email.tick must be positive")

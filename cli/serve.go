@@ -55,6 +55,7 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          nil,
 	}
+	srv.RegisterOnShutdown(rt.Hub.Close) // open streams end, so the drain does not wait on them
 	ln, err := e.listen(srv)
 	if err != nil {
 		return err

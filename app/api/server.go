@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"wsapi/app"
+	"wsapi/app/stream"
 )
 
 // Config is what the HTTP layer needs; cli builds it from the configuration.
@@ -19,6 +20,9 @@ type Config struct {
 	RateLimitPerMinute int
 	TrustedProxies     []netip.Prefix
 	Version            string
+	// Hub feeds the SSE routes; StreamHeartbeat is how often an idle stream gets a ping.
+	Hub             *stream.Hub
+	StreamHeartbeat time.Duration
 }
 
 // Pinger tells whether the database answers.
@@ -43,6 +47,9 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 	}
 	if cfg.RateLimitPerMinute <= 0 {
 		cfg.RateLimitPerMinute = 500
+	}
+	if cfg.StreamHeartbeat <= 0 {
+		cfg.StreamHeartbeat = 15 * time.Second
 	}
 	s := &Server{svc: svc, cfg: cfg, log: log, db: db, limiter: newIPLimiter(cfg.RateLimitPerMinute, svc.Clock)}
 	router := mount(s.routes(), s.serveRoute)

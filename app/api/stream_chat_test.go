@@ -20,7 +20,9 @@ func stEnv(t *testing.T, configure ...func(*cli.Config)) *apitest.Env {
 	}}, configure...)...)
 }
 
-func chatStreamPath(org, chatID string) string { return "/orgs/" + org + "/chats/" + chatID + "/stream" }
+func chatStreamPath(org, chatID string) string {
+	return "/orgs/" + org + "/chats/" + chatID + "/stream"
+}
 
 // stOpen opens a chat stream and reads its first event, which on a fresh connection is sync.
 func stOpen(t *testing.T, e *apitest.Env, key, chatID string) (*apitest.SSEStream, apitest.SSEEvent) {

@@ -2,9 +2,11 @@ package api
 
 import (
 	"bytes"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -19,11 +21,17 @@ const sseWriteTimeout = time.Minute
 // backlogPage is how many stored events one read of a resumed stream's backlog takes.
 const backlogPage = 500
 
+// errCut is a write to a stream whose subscription has ended.
+var errCut = errors.New("api: stream subscription ended")
+
 // sseWriter writes Server-Sent Events and flushes after each.
 type sseWriter struct {
 	w  http.ResponseWriter
 	rc *http.ResponseController
 	b  bytes.Buffer
+	// mu orders the write deadlines: once cut, no write may set a later one.
+	mu  sync.Mutex
+	cut bool
 }
 
 // startSSE answers 200 with the event-stream headers. A subscription that ends (dropped for
@@ -38,7 +46,10 @@ func startSSE(rq *Request, sub *stream.Subscriber) (*sseWriter, error) {
 	go func() {
 		select {
 		case <-sub.Ended():
+			w.mu.Lock()
+			w.cut = true
 			_ = w.rc.SetWriteDeadline(time.Now())
+			w.mu.Unlock()
 		case <-rq.Ctx().Done():
 		}
 	}()
@@ -73,7 +84,15 @@ func (w *sseWriter) ping() error {
 }
 
 func (w *sseWriter) write() error {
-	_ = w.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
+	w.mu.Lock()
+	cut := w.cut
+	if !cut {
+		_ = w.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
+	}
+	w.mu.Unlock()
+	if cut {
+		return errCut
+	}
 	if _, err := w.w.Write(w.b.Bytes()); err != nil {
 		return err
 	}

@@ -198,17 +198,22 @@ func TestChatStreamSlowWatcherIsDroppedWithoutSlowingOthers(t *testing.T) {
 
 	piece := strings.Repeat("x", 32<<10)
 	var slowest time.Duration
+	slowAt := 0
 	const n = 500
 	for i := range n {
 		t0 := time.Now()
 		hub.Delta(org, chatID, msgID, i*len(piece), piece)
-		slowest = max(slowest, time.Since(t0))
+		if d := time.Since(t0); d > slowest {
+			slowest, slowAt = d, i
+		}
 		if d := stExpect(t, fast, app.StreamMessageDelta); !strings.HasSuffix(d.ID, fmt.Sprintf(".%d", (i+1)*len(piece))) {
 			t.Fatalf("fast watcher got delta %s, want the %dth", d.ID, i+1)
 		}
 	}
-	t.Logf("%d deltas of 32 KiB: the slowest Delta call took %s", n, slowest)
-	if slowest > 500*time.Millisecond {
+	t.Logf("%d deltas of 32 KiB: the slowest Delta call (#%d) took %s", n, slowAt, slowest)
+	// A Delta that waited on the slow watcher would never return (it reads nothing); the
+	// bound only catches a publisher that waits on something else.
+	if slowest > 5*time.Second {
 		t.Fatalf("a Delta call took %s: the publisher waited on a watcher", slowest)
 	}
 	e.Eventually(5*time.Second, "the slow watcher dropped", func() bool { return hub.Watchers() == 1 })

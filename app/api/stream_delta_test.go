@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -157,10 +158,21 @@ func TestChatStreamHundredWatchersGetEveryDelta(t *testing.T) {
 	chatID := chConversation(e, e.AdminKey, "c", "Ida")["id"].(string)
 	first, _ := stOpen(t, e, e.AdminKey, chatID)
 	msgID, _ := stRun(t, e, first, chatID)
-	watchers := []*apitest.SSEStream{first}
-	for len(watchers) < 100 {
-		s, _ := stOpen(t, e, e.AdminKey, chatID)
-		watchers = append(watchers, s)
+	watchers := make([]*apitest.SSEStream, 100)
+	watchers[0] = first
+	var wg sync.WaitGroup
+	errs := make([]error, len(watchers))
+	for i := 1; i < len(watchers); i++ {
+		wg.Go(func() { watchers[i], errs[i] = e.OpenStream(chatStreamPath("c", chatID), e.AdminKey, "") })
+	}
+	wg.Wait()
+	for i, s := range watchers[1:] {
+		if errs[i+1] != nil {
+			t.Fatal(errs[i+1])
+		}
+		if ev := s.Next(); ev.Type != app.StreamSync { // subscribed before its sync was written
+			t.Fatalf("watcher %d: first event %s", i+1, ev.Type)
+		}
 	}
 	var want strings.Builder
 	start := time.Now()

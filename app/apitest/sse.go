@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -55,11 +56,21 @@ type SSEStream struct {
 // not empty. It fails the test unless the answer is 200 text/event-stream.
 func (e *Env) Stream(path, key, lastEventID string) *SSEStream {
 	e.T.Helper()
+	s, err := e.OpenStream(path, key, lastEventID)
+	if err != nil {
+		e.T.Fatalf("apitest: %v", err)
+	}
+	return s
+}
+
+// OpenStream is Stream answering an error instead of failing the test, so streams can be
+// opened from several goroutines.
+func (e *Env) OpenStream(path, key, lastEventID string) (*SSEStream, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	req, err := http.NewRequestWithContext(ctx, "GET", e.Server.URL+path, nil)
 	if err != nil {
 		cancel()
-		e.T.Fatalf("apitest: stream request: %v", err)
+		return nil, fmt.Errorf("stream request: %w", err)
 	}
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Accept", "text/event-stream")
@@ -69,19 +80,19 @@ func (e *Env) Stream(path, key, lastEventID string) *SSEStream {
 	res, err := e.Server.Client().Do(req)
 	if err != nil {
 		cancel()
-		e.T.Fatalf("apitest: stream %s: %v", path, err)
+		return nil, fmt.Errorf("stream %s: %w", path, err)
 	}
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		cancel()
-		e.T.Fatalf("apitest: stream %s: status %d, type %q: %s", path, res.StatusCode, res.Header.Get("Content-Type"), b)
+		return nil, fmt.Errorf("stream %s: status %d, type %q: %s", path, res.StatusCode, res.Header.Get("Content-Type"), b)
 	}
 	s := &SSEStream{T: e.T, Header: res.Header, events: make(chan SSEEvent, 100_000), done: make(chan struct{}),
 		cancel: cancel, body: res.Body}
 	go s.read(res.Body)
 	e.T.Cleanup(s.Close)
-	return s
+	return s, nil
 }
 
 // read parses the stream until it ends.

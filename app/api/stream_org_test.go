@@ -7,6 +7,7 @@ import (
 
 	"wsapi/app"
 	"wsapi/app/apitest"
+	"wsapi/cli"
 )
 
 const orgStreamPath = "/orgs/c/events/stream"
@@ -165,4 +166,23 @@ func TestEventTypesMarkWhichAreWebhookSubscribable(t *testing.T) {
 	// A stream-only type cannot be subscribed to.
 	e.Do("POST", "/orgs/c/webhooks", e.AdminKey, map[string]any{"name": "h", "url": "https://example.com/h",
 		"events": []string{app.StreamMessageCreated}}).ExpectError(400, "invalid_argument", "events")
+}
+
+func TestOrgStreamShowsWritesOfAnotherProcess(t *testing.T) {
+	e := stEnv(t)
+	s := orgOpen(t, e, e.AdminKey, "")
+	// An admin command opens the same file with its own store and service, as `app` does.
+	other, err := cli.Build(context.Background(), e.Runtime.Config, cli.Options{Clock: e.Clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	c, err := other.Service.CreateContact(context.Background(), e.Org.ID, app.ContactInput{Name: "From the CLI"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := s.Next() // found by the hub's poll: no commit of this process nudged it
+	if ev.Type != app.StreamContactCreated || ev.Map(t)["id"] != c.ID {
+		t.Fatalf("event %s %s, want contact.created of %s", ev.Type, ev.Data, c.ID)
+	}
 }

@@ -72,15 +72,17 @@ var StreamOnlyTypes = []EventType{
 // stream-only ones.
 func AllEventTypes() []EventType { return slices.Concat(EventTypes, StreamOnlyTypes) }
 
-// streamArea is the permission area of an event type ("" for an unknown type).
-func streamArea(typ string) string {
+// streamAreas maps every stream type to its permission area (built once: every emit asks).
+var streamAreas = func() map[string]string {
+	m := map[string]string{}
 	for _, et := range AllEventTypes() {
-		if et.Type == typ {
-			return et.Area
-		}
+		m[et.Type] = et.Area
 	}
-	return ""
-}
+	return m
+}()
+
+// streamArea is the permission area of an event type ("" for an unknown type).
+func streamArea(typ string) string { return streamAreas[typ] }
 
 // KnownStreamType tells whether the organization stream can carry typ.
 func KnownStreamType(typ string) bool { return streamArea(typ) != "" }

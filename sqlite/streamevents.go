@@ -25,10 +25,15 @@ const streamEventColumns = `seq, org_id, COALESCE(chat_id, ''), COALESCE(message
 // StreamEventsAfter answers up to limit events with seq > after, oldest first: of one
 // organization (or of all when orgID is empty) and of one chat (or all when chatID is empty).
 func (t *Tx) StreamEventsAfter(orgID, chatID string, after int64, limit int) ([]app.StreamEvent, error) {
-	q := `SELECT ` + streamEventColumns + ` FROM stream_events WHERE seq > ?1 AND (?2 = '' OR org_id = ?2)
+	// One query per scope, so each walks its own index: the key, the organization's, the chat's.
+	q := `SELECT ` + streamEventColumns + ` FROM stream_events WHERE seq > ?1 AND ?2 = '' AND ?3 = ''
 		ORDER BY seq LIMIT ?4`
-	if chatID != "" { // the chat index, not a walk of the organization's events
+	switch {
+	case chatID != "":
 		q = `SELECT ` + streamEventColumns + ` FROM stream_events WHERE chat_id = ?3 AND seq > ?1 AND org_id = ?2
+		ORDER BY seq LIMIT ?4`
+	case orgID != "":
+		q = `SELECT ` + streamEventColumns + ` FROM stream_events WHERE org_id = ?2 AND seq > ?1 AND ?3 = ''
 		ORDER BY seq LIMIT ?4`
 	}
 	rows, err := t.query(q, after, orgID, chatID, limit)

@@ -43,6 +43,8 @@ func startSSE(rq *Request, sub *stream.Subscriber) (*sseWriter, error) {
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	rq.W.WriteHeader(http.StatusOK)
 	w := &sseWriter{w: rq.W, rc: http.NewResponseController(rq.W)}
+	// The server's WriteTimeout counts from the request's start; a stream sets its own.
+	_ = w.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
 	go func() {
 		select {
 		case <-sub.Ended():

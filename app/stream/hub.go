@@ -185,9 +185,17 @@ func (h *Hub) publish(es []app.StreamEvent) {
 	}
 }
 
-// forgetFinished drops the live text of a message whose stored state is final, in case the
-// run never called Done (a crash of its goroutine).
+// forgetFinished drops the live text of a message whose stored state is final, or whose
+// chat was deleted, in case the run never called Done (a crash of its goroutine). Holds mu.
 func (h *Hub) forgetFinished(e app.StreamEvent) {
+	if e.Type == app.StreamChatDeleted {
+		for id, lm := range h.live {
+			if lm.org == e.OrgID && lm.chat == e.ChatID {
+				delete(h.live, id)
+			}
+		}
+		return
+	}
 	if e.Type != app.StreamMessageUpdated || h.live[e.MessageID] == nil {
 		return
 	}

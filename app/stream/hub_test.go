@@ -150,6 +150,16 @@ func TestHubDeltasFollowTheirMessageCreatedAndTrimRepeats(t *testing.T) {
 	if _, ok := h.LiveText("o1", "c1", "m2"); ok {
 		t.Fatalf("the live text outlived Done")
 	}
+	// So does the deletion of its chat.
+	h.Delta("o1", "c9", "m9", 0, "x")
+	insert(t, db, app.StreamEvent{OrgID: "o1", ChatID: "c9", Type: app.StreamChatDeleted})
+	deadline := time.Now().Add(5 * time.Second)
+	for _, ok := h.LiveText("o1", "c9", "m9"); ok; _, ok = h.LiveText("o1", "c9", "m9") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the live text outlived its chat")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func TestHubDropsASubscriberThatFallsBehind(t *testing.T) {

@@ -113,8 +113,10 @@ type Tx struct {
 	ctx    context.Context
 	db     *DB
 	queued bool
-	// streamed: the transaction wrote stream events (see OnStreamed).
-	streamed bool
+	// streamed: the transaction wrote stream events (see OnStreamed); messageEvents holds
+	// the seq of each message event it wrote, by type and message.
+	streamed      bool
+	messageEvents map[string]int64
 	// readOnly: a snapshot of committed data, whose chats may be cached.
 	readOnly bool
 }

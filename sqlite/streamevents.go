@@ -8,8 +8,14 @@ import (
 )
 
 // InsertStreamEvent appends an event to the streams' outbox; after the commit the store
-// nudges the hub (OnStreamed).
+// nudges the hub (OnStreamed). A transaction holds at most one event of a type per message:
+// a second one (a service method and its caller both emitting) replaces the first's data.
 func (t *Tx) InsertStreamEvent(e app.StreamEvent) (int64, error) {
+	key := e.Type + "\x00" + e.MessageID
+	if seq, ok := t.messageEvents[key]; ok && e.MessageID != "" {
+		_, err := t.exec(`UPDATE stream_events SET data = ? WHERE seq = ?`, string(e.Data), seq)
+		return seq, err
+	}
 	res, err := t.exec(`INSERT INTO stream_events (org_id, chat_id, message_id, type, area, data, created_at)
 		VALUES (?, NULLIF(?, ''), NULLIF(?, ''), ?, ?, ?, ?)`,
 		e.OrgID, e.ChatID, e.MessageID, e.Type, e.Area, string(e.Data), e.CreatedAt)
@@ -17,7 +23,14 @@ func (t *Tx) InsertStreamEvent(e app.StreamEvent) (int64, error) {
 		return 0, err
 	}
 	t.streamed = true
-	return res.LastInsertId()
+	seq, err := res.LastInsertId()
+	if err == nil && e.MessageID != "" {
+		if t.messageEvents == nil {
+			t.messageEvents = map[string]int64{}
+		}
+		t.messageEvents[key] = seq
+	}
+	return seq, err
 }
 
 const streamEventColumns = `seq, org_id, COALESCE(chat_id, ''), COALESCE(message_id, ''), type, area, data, created_at`

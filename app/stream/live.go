@@ -45,7 +45,7 @@ func (h *Hub) Delta(orgID, chatID, messageID string, offset int, text string) {
 	lm.text.WriteString(text)
 	lm.runes = it.End()
 	for s := range h.subs {
-		if s.filter.OrgID == orgID && s.filter.ChatID == chatID {
+		if s.filter.ChatID != "" && s.filter.ChatID == chatID && s.filter.OrgID == orgID { // never the org streams
 			h.send(s, it)
 		}
 	}

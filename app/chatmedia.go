@@ -50,7 +50,7 @@ func (s *Service) ChatEvent(ctx context.Context, c Caller, chatID string, in Cha
 	}
 	switch in.Type {
 	case "sync":
-		return s.inFlight(ctx, c.OrgID, chatID)
+		return s.SyncMessage(ctx, c.OrgID, chatID)
 	case "media":
 		return s.mediaEvent(ctx, c, chatID, in)
 	}
@@ -108,8 +108,10 @@ func (s *Service) mediaEvent(ctx context.Context, c Caller, chatID string, in Ch
 		if err := tx.UpdateMessage(c.OrgID, m); err != nil {
 			return err
 		}
-		m, err = tx.GetMessage(c.OrgID, chatID, m.ID)
-		return err
+		if m, err = tx.GetMessage(c.OrgID, chatID, m.ID); err != nil {
+			return err
+		}
+		return s.EmitStream(tx, c.OrgID, chatID, StreamMessageUpdated, m)
 	})
 	return &m, err
 }
@@ -175,8 +177,10 @@ func (s *Service) SetReaction(ctx context.Context, c Caller, chatID, messageID, 
 		if err := tx.SetReaction(c.OrgID, messageID, c.Member.ID, emoji); err != nil {
 			return err
 		}
-		m, err = tx.GetMessage(c.OrgID, chatID, messageID)
-		return err
+		if m, err = tx.GetMessage(c.OrgID, chatID, messageID); err != nil {
+			return err
+		}
+		return s.EmitStream(tx, c.OrgID, chatID, StreamMessageUpdated, m)
 	})
 	return m, err
 }
@@ -187,6 +191,13 @@ func (s *Service) DeleteReaction(ctx context.Context, c Caller, chatID, messageI
 		if _, err := tx.GetMessage(c.OrgID, chatID, messageID); err != nil {
 			return err
 		}
-		return tx.DeleteReaction(c.OrgID, messageID, c.Member.ID)
+		if err := tx.DeleteReaction(c.OrgID, messageID, c.Member.ID); err != nil {
+			return err
+		}
+		m, err := tx.GetMessage(c.OrgID, chatID, messageID)
+		if err != nil {
+			return err
+		}
+		return s.EmitStream(tx, c.OrgID, chatID, StreamMessageUpdated, m)
 	})
 }

@@ -59,9 +59,11 @@ func (s *Service) UpdateChat(ctx context.Context, orgID, id string, in ChatPatch
 			return err
 		}
 		if assigned && !c.Internal() {
-			_, err = s.Emit(tx, orgID, EventChatAssigned, c)
+			if _, err = s.Emit(tx, orgID, EventChatAssigned, c); err != nil {
+				return err
+			}
 		}
-		return err
+		return s.EmitStream(tx, orgID, id, StreamChatUpdated, c)
 	})
 	return c, err
 }
@@ -130,8 +132,10 @@ func (s *Service) MarkChatRead(ctx context.Context, orgID, id string) (c Chat, e
 		if err := tx.UpdateChat(c); err != nil {
 			return err
 		}
-		c, err = tx.GetChat(orgID, id)
-		return err
+		if c, err = tx.GetChat(orgID, id); err != nil {
+			return err
+		}
+		return s.EmitStream(tx, orgID, id, StreamChatUpdated, c)
 	})
 	return c, err
 }

@@ -239,8 +239,10 @@ func (s *Service) CreateChat(ctx context.Context, c Caller, in ChatInput) (chat 
 		if err := tx.CreateChat(chat, creator); err != nil {
 			return err
 		}
-		chat, err = tx.GetChat(c.OrgID, chat.ID)
-		return err
+		if chat, err = tx.GetChat(c.OrgID, chat.ID); err != nil {
+			return err
+		}
+		return s.EmitStream(tx, c.OrgID, chat.ID, StreamChatCreated, chat)
 	})
 	return chat, err
 }
@@ -308,7 +310,12 @@ func (s *Service) GetChat(ctx context.Context, orgID, id string) (c Chat, err er
 
 // DeleteChat removes a chat with its messages and files.
 func (s *Service) DeleteChat(ctx context.Context, orgID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteChat(orgID, id) })
+	return s.Store.Write(ctx, func(tx Tx) error {
+		if err := tx.DeleteChat(orgID, id); err != nil {
+			return err
+		}
+		return s.EmitStream(tx, orgID, id, StreamChatDeleted, map[string]string{"id": id})
+	})
 }
 
 // PurgeTemporaryChats is the janitor's pass: temporary chats 24 hours after their last

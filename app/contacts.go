@@ -182,8 +182,10 @@ func (s *Service) CreateContact(ctx context.Context, orgID string, in ContactInp
 				return err
 			}
 		}
-		c, err = tx.GetContact(orgID, c.ID)
-		return err
+		if c, err = tx.GetContact(orgID, c.ID); err != nil {
+			return err
+		}
+		return s.EmitStream(tx, orgID, "", StreamContactCreated, c)
 	})
 	return c, err
 }
@@ -206,7 +208,10 @@ func (s *Service) AddChannel(ctx context.Context, orgID, contactID string, in Ch
 		if err := tx.UpdateContact(c); err != nil {
 			return err
 		}
-		return tx.CreateChannel(orgID, ch)
+		if err := tx.CreateChannel(orgID, ch); err != nil {
+			return err
+		}
+		return s.contactUpdated(tx, orgID, contactID)
 	})
 	return ch, err
 }
@@ -234,5 +239,19 @@ func (s *Service) ListContacts(ctx context.Context, orgID string, f ContactFilte
 
 // DeleteContact removes a contact with its channels, notes, memories and memberships.
 func (s *Service) DeleteContact(ctx context.Context, orgID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteContact(orgID, id) })
+	return s.Store.Write(ctx, func(tx Tx) error {
+		if err := tx.DeleteContact(orgID, id); err != nil {
+			return err
+		}
+		return s.EmitStream(tx, orgID, "", StreamContactDeleted, map[string]string{"id": id})
+	})
+}
+
+// contactUpdated emits contact.updated with the contact as it now reads.
+func (s *Service) contactUpdated(tx Tx, orgID, id string) error {
+	c, err := tx.GetContact(orgID, id)
+	if err != nil {
+		return err
+	}
+	return s.EmitStream(tx, orgID, "", StreamContactUpdated, c)
 }

@@ -18,21 +18,15 @@ const (
 	EventPing                = "ping"
 )
 
-// EventType describes one subscribable event type.
-type EventType struct {
-	Type        string `json:"type"`
-	Description string `json:"description"`
-}
-
 // EventTypes is the live list of subscribable types (ping is not one).
 var EventTypes = []EventType{
-	{EventChatAssigned, "A customer conversation changed hands: the AI handed off, a member took it, or it was unassigned."},
-	{EventContactBlocked, "A contact was blocked."},
-	{EventContactUnsubscribed, "A contact opted out: manually, by an unsubscribe link, or after a bounce or complaint."},
-	{EventBroadcastFailed, "A broadcast failed as a whole."},
-	{EventBroadcastBounced, "A broadcast email hard-bounced."},
-	{EventBroadcastComplained, "A recipient marked a broadcast email as spam."},
-	{EventBroadcastSuppressed, "A send was skipped because the address is on the suppression list."},
+	{EventChatAssigned, "A customer conversation changed hands: the AI handed off, a member took it, or it was unassigned.", "inbox", true},
+	{EventContactBlocked, "A contact was blocked.", "contacts", true},
+	{EventContactUnsubscribed, "A contact opted out: manually, by an unsubscribe link, or after a bounce or complaint.", "contacts", true},
+	{EventBroadcastFailed, "A broadcast failed as a whole.", "broadcasts", true},
+	{EventBroadcastBounced, "A broadcast email hard-bounced.", "broadcasts", true},
+	{EventBroadcastComplained, "A recipient marked a broadcast email as spam.", "broadcasts", true},
+	{EventBroadcastSuppressed, "A send was skipped because the address is on the suppression list.", "broadcasts", true},
 }
 
 func subscribable(t string) bool {
@@ -72,12 +66,16 @@ func NewEvent(orgID, typ string, data any, now Time) (Event, []byte, error) {
 }
 
 // Emit writes an event into the outbox of the caller's transaction: if the transaction rolls
-// back, the event and its deliveries are gone with it.
+// back, the event and its deliveries are gone with it. The same data also goes to the
+// streams' outbox, so the organization stream carries every webhook event (and a chat's
+// stream the ones about that chat).
 func (s *Service) Emit(tx Tx, orgID, typ string, data any) (Event, error) {
 	e, body, err := NewEvent(orgID, typ, data, s.now())
 	if err != nil {
 		return Event{}, err
 	}
-	_, err = tx.InsertEvent(e, body)
-	return e, err
+	if _, err = tx.InsertEvent(e, body); err != nil {
+		return e, err
+	}
+	return e, s.insertStream(tx, orgID, chatOf(data), typ, e.Data, data)
 }

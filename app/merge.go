@@ -103,7 +103,13 @@ func (s *Service) mergeIn(tx Tx, orgID string, in MergeInput) (MergePreview, err
 	if dst, err = tx.GetContact(orgID, dst.ID); err != nil {
 		return MergePreview{}, err
 	}
-	return MergePreview{Contact: dst, Moves: moves}, s.emitOptOuts(tx, dst, blockedNow, unsubNow)
+	if err := s.emitOptOuts(tx, dst, blockedNow, unsubNow); err != nil {
+		return MergePreview{}, err
+	}
+	if err := s.EmitStream(tx, orgID, "", StreamContactDeleted, map[string]string{"id": src.ID}); err != nil {
+		return MergePreview{}, err
+	}
+	return MergePreview{Contact: dst, Moves: moves}, s.EmitStream(tx, orgID, "", StreamContactUpdated, dst)
 }
 
 // mergeOptOuts carries the source's opt-outs onto the target and tells which turned on.

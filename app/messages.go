@@ -192,7 +192,10 @@ func (s *Service) addMessage(tx Tx, orgID, memberID, chatID string, in MessageIn
 	if err := tx.UpdateChat(chat); err != nil {
 		return Message{}, err
 	}
-	return tx.GetMessage(orgID, chatID, m.ID)
+	if m, err = tx.GetMessage(orgID, chatID, m.ID); err != nil {
+		return Message{}, err
+	}
+	return m, s.EmitStream(tx, orgID, chatID, StreamMessageCreated, m)
 }
 
 func messageAuthor(tx Tx, chat Chat, role, memberID string, now Time) (string, error) {
@@ -271,8 +274,10 @@ func (s *Service) UpdateMessage(ctx context.Context, orgID, chatID, id string, i
 		if err := s.followLastMessage(tx, orgID, chatID, m); err != nil {
 			return err
 		}
-		m, err = tx.GetMessage(orgID, chatID, id)
-		return err
+		if m, err = tx.GetMessage(orgID, chatID, id); err != nil {
+			return err
+		}
+		return s.EmitStream(tx, orgID, chatID, StreamMessageUpdated, m)
 	})
 	return m, err
 }

@@ -71,7 +71,10 @@ func (s *Service) applyOptOuts(tx Tx, c Contact, in ContactPatch) (Contact, erro
 	if err := tx.UpdateContact(c); err != nil {
 		return c, err
 	}
-	return c, s.emitOptOuts(tx, c, blockedNow, unsubNow)
+	if err := s.emitOptOuts(tx, c, blockedNow, unsubNow); err != nil {
+		return c, err
+	}
+	return c, s.EmitStream(tx, c.OrgID, "", StreamContactUpdated, c)
 }
 
 func (s *Service) emitOptOuts(tx Tx, c Contact, blocked, unsubscribed bool) error {

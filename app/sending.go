@@ -241,5 +241,12 @@ func (s *Service) internalChat(tx Tx, orgID, channelID string) (string, error) {
 	if err := s.attachConversation(tx, &chat, ChatInput{ContactChannelID: channelID}); err != nil {
 		return "", err
 	}
-	return chat.ID, tx.CreateChat(chat, ChatMember{})
+	if err := tx.CreateChat(chat, ChatMember{}); err != nil {
+		return "", err
+	}
+	created, err := tx.GetChat(orgID, chat.ID)
+	if err != nil {
+		return "", err
+	}
+	return chat.ID, s.EmitStream(tx, orgID, chat.ID, StreamChatCreated, created)
 }

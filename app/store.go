@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"time"
 )
 
 // Store runs work in a transaction. Write transactions are serialized on one connection, so
@@ -42,6 +43,7 @@ type Tx interface {
 	SuppressionTx
 	KnowledgeTx
 	ConnectionTx
+	StreamTx
 }
 
 // Service holds the business rules of every area. Handlers call it; it calls the Store.
@@ -67,6 +69,10 @@ type Service struct {
 	// OAuth holds the configured providers by connection type; OAuthClient talks to them.
 	OAuth       map[string]OAuthProvider
 	OAuthClient OAuthExchanger
+	// StreamRetention is how long stream events are kept for Last-Event-ID
+	// (events.stream_retention); LiveTexts answers the text of runs in flight (the hub).
+	StreamRetention time.Duration
+	LiveTexts       LiveTexts
 	// inbox keeps recent inbox answers (CacheInbox); nil: each one is read.
 	inbox *inboxCache
 }

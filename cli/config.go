@@ -26,6 +26,14 @@ type Config struct {
 	Email     EmailConfig     `mapstructure:"email"`
 	OAuth     OAuthConfig     `mapstructure:"oauth"`
 	Knowledge KnowledgeConfig `mapstructure:"knowledge"`
+	Events    EventsConfig    `mapstructure:"events"`
+}
+
+// EventsConfig tunes the live streams (SSE).
+type EventsConfig struct {
+	StreamRetention time.Duration `mapstructure:"stream_retention"`
+	StreamHeartbeat time.Duration `mapstructure:"stream_heartbeat"`
+	StreamBuffer    int           `mapstructure:"stream_buffer"`
 }
 
 // DBConfig locates the SQLite file.
@@ -168,6 +176,9 @@ var defaults = map[string]any{
 	"webhooks.max_in_flight_per_org":  0,
 	"email.max_in_flight_per_org":     0,
 	"knowledge.max_in_flight_per_org": 0,
+	"events.stream_retention":         "24h",
+	"events.stream_heartbeat":         "15s",
+	"events.stream_buffer":            1024,
 }
 
 // newViper layers defaults, the config file, APP_* environment variables (flags are bound by
@@ -250,6 +261,9 @@ func (c Config) validate() error {
 	}
 	if c.Webhooks.MaxInFlightPerOrg < 0 || c.Email.MaxInFlightPerOrg < 0 || c.Knowledge.MaxInFlightPerOrg < 0 {
 		return fmt.Errorf("config: max_in_flight_per_org must not be negative (0: three quarters of the workers)")
+	}
+	if c.Events.StreamRetention <= 0 || c.Events.StreamHeartbeat <= 0 || c.Events.StreamBuffer < 1 {
+		return fmt.Errorf("config: events.stream_retention, events.stream_heartbeat and events.stream_buffer must be positive")
 	}
 	if c.Email.Workers < 1 || c.Email.Tick <= 0 {
 		return fmt.Errorf("config: email.workers and email.tick must be positive")

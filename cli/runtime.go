@@ -19,6 +19,7 @@ import (
 	"wsapi/app/mail"
 	"wsapi/app/oauth"
 	"wsapi/app/secret"
+	"wsapi/app/stream"
 	"wsapi/app/webhook"
 	"wsapi/sqlite"
 )
@@ -36,6 +37,7 @@ type Runtime struct {
 	Sender     *mail.Worker
 	Knowledge  *knowledge.Processor
 	Janitor    *janitor.Janitor
+	Hub        *stream.Hub
 
 	mailer  *mail.Mailer
 	stop    context.CancelFunc
@@ -102,6 +104,8 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		BodyTimeout:        cfg.HTTP.ReadTimeout,
 		MinBodyRate:        cfg.HTTP.MinBodyRate,
 		WriteTimeout:       cfg.HTTP.WriteTimeout,
+		Hub:                rt.Hub,
+		StreamHeartbeat:    cfg.Events.StreamHeartbeat,
 	}, log)
 	rt.Handler = handler
 	return rt, nil
@@ -127,11 +131,22 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 		rt.Dispatcher.Nudge()
 		rt.Sender.Nudge()
 	})
+	rt.wireStream(cfg)
 	rt.Janitor = &janitor.Janitor{Interval: time.Minute, Log: rt.Log, Tasks: []janitor.Task{
 		{Name: "webhook delivery retention", Run: rt.Service.PurgeDeliveries},
 		{Name: "temporary chats", Run: rt.Service.PurgeTemporaryChats},
+		{Name: "stream event retention", Run: rt.Service.PurgeStreamEvents},
 	}}
 	return nil
+}
+
+// wireStream makes the event hub behind the SSE routes; every commit that wrote stream
+// events wakes it.
+func (rt *Runtime) wireStream(cfg Config) {
+	rt.Hub = stream.New(rt.DB, stream.Options{Buffer: cfg.Events.StreamBuffer, Log: rt.Log})
+	rt.DB.OnStreamed(rt.Hub.Nudge)
+	rt.Service.LiveTexts = rt.Hub
+	rt.Service.StreamRetention = cfg.Events.StreamRetention
 }
 
 // guardedClient is the SSRF-guarded outbound client of webhooks and crawls.
@@ -185,7 +200,8 @@ func (rt *Runtime) Start() {
 	rt.stop = cancel
 	rt.stopped = make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(4)
+	wg.Add(5)
+	go func() { defer wg.Done(); rt.Hub.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Knowledge.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Dispatcher.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Sender.Run(ctx) }()

@@ -50,6 +50,7 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 	}
 	rt.Start()
 	srv := newHTTPServer(e.cfg.HTTP, rt.Handler)
+	srv.RegisterOnShutdown(rt.Hub.Close) // open streams end, so the drain does not wait on them
 	ln, err := e.listen(srv)
 	if err != nil {
 		return err

@@ -26,6 +26,9 @@ type DB struct {
 	// deliveries, broadcast recipients) has committed, so the workers start at once instead
 	// of on their next tick.
 	onQueued func()
+	// onStreamed is called after a write transaction that wrote stream events has committed,
+	// so the stream hub fans them out at once instead of on its next poll.
+	onStreamed func()
 	// chats keeps loaded chats for inbox pages (CacheChats); nil: each one is loaded.
 	chats *vcache.Cache[int64, app.Chat]
 }
@@ -35,6 +38,9 @@ func (db *DB) SetSealer(s app.Sealer) { db.sealer = s }
 
 // OnWorkQueued sets the hook run after each commit that queued background work.
 func (db *DB) OnWorkQueued(f func()) { db.onQueued = f }
+
+// OnStreamed sets the hook run after each commit that wrote stream events.
+func (db *DB) OnStreamed(f func()) { db.onStreamed = f }
 
 var _ app.Store = (*DB)(nil)
 
@@ -111,6 +117,10 @@ type Tx struct {
 	ctx    context.Context
 	db     *DB
 	queued bool
+	// streamed: the transaction wrote stream events (see OnStreamed); messageEvents holds
+	// the seq of each message event it wrote, by type and message.
+	streamed      bool
+	messageEvents map[string]int64
 	// readOnly: a snapshot of committed data, whose chats may be cached.
 	readOnly bool
 }
@@ -143,6 +153,9 @@ func (db *DB) Write(ctx context.Context, fn func(app.Tx) error) error {
 	}
 	if t.queued && db.onQueued != nil {
 		db.onQueued()
+	}
+	if t.streamed && db.onStreamed != nil {
+		db.onStreamed()
 	}
 	return nil
 }

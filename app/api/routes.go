@@ -133,6 +133,8 @@ func (s *Server) routes() []*route {
 		r(post, "/orgs/{org}/chats/{id}/events", wr("inbox"), s.chatEvent),
 		r(put, "/orgs/{org}/chats/{id}/messages/{message_id}/reaction", wr("inbox"), s.setReaction),
 		r(del, "/orgs/{org}/chats/{id}/messages/{message_id}/reaction", wr("inbox"), s.deleteReaction),
+		r(get, "/orgs/{org}/chats/{id}/stream", rd("inbox"), s.chatStream),
+		r(get, "/orgs/{org}/events/stream", "", s.orgStream), // any key of the org; events filtered by its read areas
 		r(get, "/orgs/{org}/chats/{id}/files", rd("inbox"), s.listFiles),
 		r(get, "/orgs/{org}/chats/{id}/files/{file_id}", rd("inbox"), s.getFile),
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"wsapi/app"
+	"wsapi/app/stream"
 )
 
 // Config is what the HTTP layer needs; cli builds it from the configuration.
@@ -25,6 +26,9 @@ type Config struct {
 	BodyTimeout  time.Duration
 	MinBodyRate  int64
 	WriteTimeout time.Duration
+	// Hub feeds the SSE routes; StreamHeartbeat is how often an idle stream gets a ping.
+	Hub             *stream.Hub
+	StreamHeartbeat time.Duration
 }
 
 // Pinger tells whether the database answers.
@@ -46,6 +50,9 @@ type Server struct {
 func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 16 << 20
+	}
+	if cfg.StreamHeartbeat <= 0 {
+		cfg.StreamHeartbeat = 15 * time.Second
 	}
 	s := &Server{svc: svc, cfg: cfg, log: log, db: db}
 	if cfg.RateLimitPerMinute > 0 { // 0 turns rate limiting off (http.rate_limit_per_minute)

@@ -31,8 +31,16 @@ func (s *Server) createWebhook(rq *Request) error {
 	return rq.JSON(http.StatusCreated, w)
 }
 
+// listEventTypes answers the webhook event types; with all=true also the types only the
+// event stream carries (webhook false), so clients of the stream can list its types.
 func (s *Server) listEventTypes(rq *Request) error {
-	return rq.JSON(http.StatusOK, app.EventTypes)
+	switch rq.R.URL.Query().Get("all") {
+	case "", "false":
+		return rq.JSON(http.StatusOK, app.EventTypes)
+	case "true":
+		return rq.JSON(http.StatusOK, app.AllEventTypes())
+	}
+	return app.Invalid("all", "must be true or false")
 }
 
 func (s *Server) getWebhook(rq *Request) error {

@@ -77,6 +77,7 @@ func New(t testing.TB, configure ...func(*cli.Config)) *Env {
 	e.Server = httptest.NewServer(rt.Handler)
 	rt.Start()
 	t.Cleanup(func() {
+		rt.Hub.Close() // open streams end, or the server's Close would wait on them
 		e.Server.Close()
 		rt.Close()
 	})

@@ -1,0 +1,231 @@
+package api
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"wsapi/app"
+	"wsapi/app/stream"
+)
+
+// sseWriteTimeout bounds one write to a watcher: a client that takes no bytes for this long
+// is cut off (the server's own WriteTimeout is lifted for streams).
+const sseWriteTimeout = time.Minute
+
+// backlogPage is how many stored events one read of a resumed stream's backlog takes.
+const backlogPage = 500
+
+// errCut is a write to a stream whose subscription has ended.
+var errCut = errors.New("api: stream subscription ended")
+
+// sseWriter writes Server-Sent Events and flushes after each.
+type sseWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+	b  bytes.Buffer
+	// mu orders the write deadlines: once cut, no write may set a later one.
+	mu  sync.Mutex
+	cut bool
+}
+
+// startSSE answers 200 with the event-stream headers. A subscription that ends (dropped for
+// falling behind, or the hub closing) cuts a write that is blocked on a slow client at once.
+func startSSE(rq *Request, sub *stream.Subscriber) (*sseWriter, error) {
+	h := rq.W.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	rq.W.WriteHeader(http.StatusOK)
+	w := &sseWriter{w: rq.W, rc: http.NewResponseController(rq.W)}
+	// The server's WriteTimeout counts from the request's start; a stream sets its own.
+	_ = w.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
+	go func() {
+		select {
+		case <-sub.Ended():
+			w.mu.Lock()
+			w.cut = true
+			_ = w.rc.SetWriteDeadline(time.Now())
+			w.mu.Unlock()
+		case <-rq.Ctx().Done():
+		}
+	}()
+	return w, w.flush()
+}
+
+// event writes one event; an empty id writes no id line (the client keeps its last one).
+func (w *sseWriter) event(id, typ string, data []byte) error {
+	w.b.Reset()
+	if id != "" {
+		w.b.WriteString("id: " + id + "\n")
+	}
+	w.b.WriteString("event: " + typ + "\ndata: ")
+	w.b.Write(bytes.TrimSpace(data)) // encoded JSON holds no newline
+	w.b.WriteString("\n\n")
+	return w.write()
+}
+
+// position writes an id with no data: the client's Last-Event-ID moves to it, and no event
+// is dispatched (so a client that reconnects before any event resumes from here).
+func (w *sseWriter) position(seq int64) error {
+	w.b.Reset()
+	w.b.WriteString("id: " + strconv.FormatInt(seq, 10) + "\n\n")
+	return w.write()
+}
+
+// ping is the heartbeat comment that keeps proxies from closing an idle stream.
+func (w *sseWriter) ping() error {
+	w.b.Reset()
+	w.b.WriteString(": ping\n\n")
+	return w.write()
+}
+
+func (w *sseWriter) write() error {
+	w.mu.Lock()
+	cut := w.cut
+	if !cut {
+		_ = w.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
+	}
+	w.mu.Unlock()
+	if cut {
+		return errCut
+	}
+	if _, err := w.w.Write(w.b.Bytes()); err != nil {
+		return err
+	}
+	return w.flush()
+}
+
+func (w *sseWriter) flush() error { return w.rc.Flush() }
+
+// persisted writes a stored event with its seq as id.
+func (w *sseWriter) persisted(seq int64, typ string, data []byte) error {
+	return w.event(strconv.FormatInt(seq, 10), typ, data)
+}
+
+// deltaData is the data of a message.delta event.
+type deltaData struct {
+	MessageID string `json:"message_id"`
+	ChatID    string `json:"chat_id"`
+	Offset    int    `json:"offset"`
+	Text      string `json:"text"`
+}
+
+// delta writes a piece of a run's text; its id is "S.O": the seq of the message's
+// message.created and the rune offset where the piece ends.
+func (w *sseWriter) delta(it stream.Item) error {
+	b, err := app.EncodeJSON(deltaData{MessageID: it.MessageID, ChatID: it.ChatID, Offset: it.Offset, Text: it.Text})
+	if err != nil {
+		return err
+	}
+	return w.event(strconv.FormatInt(it.Seq, 10)+"."+strconv.Itoa(it.End()), app.StreamMessageDelta, b)
+}
+
+// resumePoint is a parsed Last-Event-ID: "S" or "S.O".
+type resumePoint struct {
+	set       bool
+	seq       int64
+	offset    int
+	hasOffset bool
+}
+
+// parseResume reads Last-Event-ID (the header EventSource sends when it reconnects, or the
+// last_event_id query parameter for a first connection that resumes).
+func parseResume(r *http.Request, p app.Problems) resumePoint {
+	v := r.Header.Get("Last-Event-ID")
+	field := "Last-Event-ID"
+	if v == "" {
+		v, field = r.URL.Query().Get("last_event_id"), "last_event_id"
+	}
+	if v == "" {
+		return resumePoint{}
+	}
+	seqPart, offPart, hasOffset := strings.Cut(v, ".")
+	seq, err1 := strconv.ParseInt(seqPart, 10, 64)
+	off, err2 := 0, error(nil)
+	if hasOffset {
+		off, err2 = strconv.Atoi(offPart)
+	}
+	if err1 != nil || err2 != nil || seq < 0 || off < 0 {
+		p.Add(field, "must be an event id: <seq> or <seq>.<offset>")
+		return resumePoint{}
+	}
+	return resumePoint{set: true, seq: seq, offset: off, hasOffset: hasOffset}
+}
+
+// sent is what a stream has written, so items that the subscription delivers again after
+// the backlog or the snapshot are dropped, and deltas are cut where the client stands.
+type sent struct {
+	seq     int64
+	offsets map[string]int // message id -> rune offset the client has
+}
+
+// fresh tells whether a stored event is new to the client, and records it.
+func (s *sent) fresh(seq int64) bool {
+	if seq <= s.seq {
+		return false
+	}
+	s.seq = seq
+	return true
+}
+
+// cut trims a delta to what the client lacks; false when it has all of it.
+func (s *sent) cut(it stream.Item) (stream.Item, bool) {
+	have := s.offsets[it.MessageID]
+	end := it.End()
+	if end <= have {
+		return it, false
+	}
+	if it.Offset < have {
+		it.Text, it.Offset = app.RunesFrom(it.Text, have-it.Offset), have
+	}
+	s.offsets[it.MessageID] = end
+	return it, true
+}
+
+// have records that the client holds a message's text up to offset.
+func (s *sent) have(messageID, text string) {
+	s.offsets[messageID] = utf8.RuneCountInString(text)
+}
+
+// pump writes the subscription's items and heartbeats until the client leaves, the
+// subscription ends or a write fails.
+func (s *Server) pump(rq *Request, w *sseWriter, sub *stream.Subscriber, st *sent) {
+	hb := time.NewTicker(s.cfg.StreamHeartbeat)
+	defer hb.Stop()
+	for {
+		var err error
+		select {
+		case <-rq.Ctx().Done():
+			return
+		case <-hb.C:
+			err = w.ping()
+		case it, ok := <-sub.C:
+			if !ok {
+				return
+			}
+			err = writeItem(w, st, it)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func writeItem(w *sseWriter, st *sent, it stream.Item) error {
+	if it.IsDelta() {
+		if it, ok := st.cut(it); ok {
+			return w.delta(it)
+		}
+		return nil
+	}
+	if !st.fresh(it.Seq) {
+		return nil
+	}
+	return w.persisted(it.Seq, it.Type, it.Data)
+}

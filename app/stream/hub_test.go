@@ -1,0 +1,249 @@
+package stream_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"wsapi/app"
+	"wsapi/app/stream"
+	"wsapi/sqlite"
+)
+
+// hubEnv is a hub over a migrated database in t.TempDir(), running until the test ends.
+func hubEnv(t *testing.T, opt stream.Options) (*stream.Hub, *sqlite.DB) {
+	t.Helper()
+	db, err := sqlite.Open(filepath.Join(t.TempDir(), "hub.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	h := stream.New(db, opt)
+	db.OnStreamed(h.Nudge)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { h.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done; db.Close() })
+	return h, db
+}
+
+// insert commits one stream event and answers its seq.
+func insert(t *testing.T, db *sqlite.DB, e app.StreamEvent) int64 {
+	t.Helper()
+	if e.Area == "" {
+		e.Area = "inbox"
+	}
+	if e.Data == nil {
+		e.Data = []byte(`{}`)
+	}
+	e.CreatedAt = app.At(time.Now())
+	var seq int64
+	err := db.Write(context.Background(), func(tx app.Tx) (err error) {
+		seq, err = tx.InsertStreamEvent(e)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seq
+}
+
+func next(t *testing.T, s *stream.Subscriber) stream.Item {
+	t.Helper()
+	select {
+	case it, ok := <-s.C:
+		if !ok {
+			t.Fatalf("subscription ended")
+		}
+		return it
+	case <-time.After(5 * time.Second):
+		t.Fatalf("no item within 5 s")
+	}
+	return stream.Item{}
+}
+
+func quiet(t *testing.T, s *stream.Subscriber) {
+	t.Helper()
+	select {
+	case it := <-s.C:
+		t.Fatalf("unexpected item %+v", it)
+	case <-time.After(30 * time.Millisecond):
+	}
+}
+
+func subscribe(t *testing.T, h *stream.Hub, f stream.Filter) *stream.Subscriber {
+	t.Helper()
+	s, _, err := h.Subscribe(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Unsubscribe(s) })
+	return s
+}
+
+func TestHubFansOutCommittedEventsInOrderByFilter(t *testing.T) {
+	h, db := hubEnv(t, stream.Options{})
+	insert(t, db, app.StreamEvent{OrgID: "o1", Type: app.StreamChatCreated}) // before any subscription: history
+	chat := subscribe(t, h, stream.Filter{OrgID: "o1", ChatID: "c1"})
+	org := subscribe(t, h, stream.Filter{OrgID: "o1", Types: map[string]bool{app.StreamChatUpdated: true, app.StreamContactUpdated: true},
+		Area: func(a string) bool { return a == "inbox" }})
+	other := subscribe(t, h, stream.Filter{OrgID: "o2"})
+
+	s1 := insert(t, db, app.StreamEvent{OrgID: "o1", ChatID: "c1", Type: app.StreamMessageCreated})
+	s2 := insert(t, db, app.StreamEvent{OrgID: "o1", ChatID: "c1", Type: app.StreamChatUpdated})
+	insert(t, db, app.StreamEvent{OrgID: "o1", Type: app.StreamContactUpdated, Area: "contacts"})
+	s4 := insert(t, db, app.StreamEvent{OrgID: "o1", ChatID: "c2", Type: app.StreamChatUpdated})
+
+	if a, b := next(t, chat), next(t, chat); a.Seq != s1 || b.Seq != s2 {
+		t.Fatalf("chat subscriber got %d, %d; want %d, %d", a.Seq, b.Seq, s1, s2)
+	}
+	if a, b := next(t, org), next(t, org); a.Seq != s2 || b.Seq != s4 {
+		t.Fatalf("org subscriber got %d, %d; want %d, %d (types and area filtered)", a.Seq, b.Seq, s2, s4)
+	}
+	quiet(t, chat)
+	quiet(t, org)
+	quiet(t, other)
+}
+
+func TestHubDeltasFollowTheirMessageCreatedAndTrimRepeats(t *testing.T) {
+	h, db := hubEnv(t, stream.Options{})
+	s := subscribe(t, h, stream.Filter{OrgID: "o1", ChatID: "c1"})
+	// The run commits its message and streams at once: the delta must not overtake the
+	// message.created that the hub has not read yet.
+	created := insert(t, db, app.StreamEvent{OrgID: "o1", ChatID: "c1", MessageID: "m1", Type: app.StreamMessageCreated})
+	h.Delta("o1", "c1", "m1", 0, "abc")
+	h.Delta("o1", "c1", "m1", 2, "cdé") // "c" again
+	h.Delta("o1", "c1", "m1", 1, "bc")  // all repeated: nothing
+	if it := next(t, s); it.Seq != created || it.IsDelta() {
+		t.Fatalf("first item %+v, want message.created %d", it, created)
+	}
+	a, b := next(t, s), next(t, s)
+	if a.Seq != created || a.Offset != 0 || a.Text != "abc" || b.Offset != 3 || b.Text != "dé" || b.End() != 5 {
+		t.Fatalf("deltas %+v %+v", a, b)
+	}
+	quiet(t, s)
+	if text, ok := h.LiveText("o1", "c1", "m1"); !ok || text != "abcdé" {
+		t.Fatalf("live text %q %v", text, ok)
+	}
+	if _, ok := h.LiveText("o2", "c1", "m1"); ok {
+		t.Fatalf("another organization reads the live text")
+	}
+	_, snap, _ := h.Subscribe(context.Background(), stream.Filter{OrgID: "o1", ChatID: "c1"})
+	if len(snap.Live) != 1 || snap.Live[0].Text != "abcdé" || snap.Live[0].Seq != created || snap.LastSeq != created {
+		t.Fatalf("snapshot %+v", snap)
+	}
+	// A stored final state forgets the text even without Done.
+	insert(t, db, app.StreamEvent{OrgID: "o1", ChatID: "c1", MessageID: "m1", Type: app.StreamMessageUpdated,
+		Data: []byte(`{"id":"m1","status":"COMPLETED"}`)})
+	next(t, s)
+	if _, ok := h.LiveText("o1", "c1", "m1"); ok {
+		t.Fatalf("the live text outlived the stored final state")
+	}
+	h.Delta("o1", "c1", "m2", 0, "x")
+	h.Done("o1", "c1", "m2")
+	if _, ok := h.LiveText("o1", "c1", "m2"); ok {
+		t.Fatalf("the live text outlived Done")
+	}
+	// So does the deletion of its chat.
+	h.Delta("o1", "c9", "m9", 0, "x")
+	insert(t, db, app.StreamEvent{OrgID: "o1", ChatID: "c9", Type: app.StreamChatDeleted})
+	deadline := time.Now().Add(5 * time.Second)
+	for _, ok := h.LiveText("o1", "c9", "m9"); ok; _, ok = h.LiveText("o1", "c9", "m9") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the live text outlived its chat")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestHubDropsASubscriberThatFallsBehind(t *testing.T) {
+	h, _ := hubEnv(t, stream.Options{Buffer: 2})
+	slow := subscribe(t, h, stream.Filter{OrgID: "o1", ChatID: "c1"})
+	fast := subscribe(t, h, stream.Filter{OrgID: "o1", ChatID: "c1"})
+	for i := range 5 {
+		h.Delta("o1", "c1", "m1", i, "x") // never waits for slow
+		next(t, fast)
+	}
+	select {
+	case <-slow.Ended():
+	case <-time.After(time.Second):
+		t.Fatalf("the slow subscriber was not dropped")
+	}
+	n := 0
+	for range slow.C {
+		n++
+	}
+	if n != 2 || h.Watchers() != 1 {
+		t.Fatalf("slow subscriber kept %d items, %d watchers left; want 2 and 1", n, h.Watchers())
+	}
+}
+
+func TestHubCloseEndsSubscriptionsAndRefusesNewOnes(t *testing.T) {
+	h, _ := hubEnv(t, stream.Options{})
+	s := subscribe(t, h, stream.Filter{OrgID: "o1"})
+	h.Close()
+	if _, ok := <-s.C; ok {
+		t.Fatalf("subscription open after Close")
+	}
+	if _, _, err := h.Subscribe(context.Background(), stream.Filter{OrgID: "o1"}); !errors.Is(err, stream.ErrClosed) {
+		t.Fatalf("Subscribe after Close: %v", err)
+	}
+}
+
+// Runs, writers and watchers at once: every watcher sees stored events in seq order and each
+// run's deltas contiguous (run with -race).
+func TestHubUnderConcurrentRunsWritersAndWatchers(t *testing.T) {
+	h, db := hubEnv(t, stream.Options{Buffer: 10_000})
+	var wg sync.WaitGroup
+	subs := make([]*stream.Subscriber, 8)
+	for i := range subs {
+		subs[i] = subscribe(t, h, stream.Filter{OrgID: "o1", ChatID: "c1"})
+	}
+	for r := range 4 {
+		wg.Go(func() {
+			for i := range 100 {
+				h.Delta("o1", "c1", fmt.Sprintf("m%d", r), i, "y")
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 50 {
+			insert(t, db, app.StreamEvent{OrgID: "o1", ChatID: "c1", Type: app.StreamChatUpdated})
+		}
+	})
+	wg.Go(func() {
+		for range 50 {
+			s, _, err := h.Subscribe(context.Background(), stream.Filter{OrgID: "o1"})
+			if err == nil {
+				h.Unsubscribe(s)
+			}
+		}
+	})
+	wg.Wait()
+	for i, s := range subs {
+		var last int64
+		offsets := map[string]int{}
+		stored := 0
+		for stored < 50 || len(offsets) < 4 || offsets["m0"]+offsets["m1"]+offsets["m2"]+offsets["m3"] < 400 {
+			it := next(t, s)
+			if it.IsDelta() {
+				if it.Offset != offsets[it.MessageID] {
+					t.Fatalf("watcher %d: delta of %s at %d, want %d", i, it.MessageID, it.Offset, offsets[it.MessageID])
+				}
+				offsets[it.MessageID] = it.End()
+				continue
+			}
+			if it.Seq <= last {
+				t.Fatalf("watcher %d: seq %d after %d", i, it.Seq, last)
+			}
+			last = it.Seq
+			stored++
+		}
+	}
+}

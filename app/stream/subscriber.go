@@ -1,0 +1,108 @@
+package stream
+
+import (
+	"context"
+	"encoding/json"
+	"unicode/utf8"
+
+	"wsapi/app"
+)
+
+// Item is what a subscriber receives: a persisted event, or a delta of a run in flight.
+type Item struct {
+	// Seq is the event's seq; for a delta, the seq of its message's message.created.
+	Seq    int64
+	Type   string
+	ChatID string
+	Data   json.RawMessage // persisted events only
+	// Deltas only: the message, the rune offset where Text starts, and the text.
+	MessageID string
+	Offset    int
+	Text      string
+}
+
+// IsDelta tells a live delta from a persisted event.
+func (it Item) IsDelta() bool { return it.Type == app.StreamMessageDelta }
+
+// End is the rune offset where a delta's text ends: the O of its SSE id "S.O".
+func (it Item) End() int { return it.Offset + utf8.RuneCountInString(it.Text) }
+
+// Filter says which events a subscriber sees.
+type Filter struct {
+	OrgID string
+	// ChatID limits the subscription to one chat and adds its deltas; "" is the whole
+	// organization (no deltas).
+	ChatID string
+	// Types keeps only these types (nil: all).
+	Types map[string]bool
+	// Area tells whether the subscriber may see events of a permission area (nil: all).
+	Area func(area string) bool
+}
+
+// Matches tells whether the subscriber sees a stored event.
+func (f Filter) Matches(e app.StreamEvent) bool {
+	return e.OrgID == f.OrgID && (f.ChatID == "" || f.ChatID == e.ChatID) &&
+		(f.Types == nil || f.Types[e.Type]) && (f.Area == nil || f.Area(e.Area))
+}
+
+// Subscriber is one open subscription. C is closed when it ends: unsubscribed, dropped
+// for falling behind, or the hub closed.
+type Subscriber struct {
+	C      <-chan Item
+	c      chan Item
+	ended  chan struct{}
+	filter Filter
+}
+
+// Ended is closed when the subscription ends, so a writer blocked on a slow connection can
+// be cut off at once.
+func (s *Subscriber) Ended() <-chan struct{} { return s.ended }
+
+// Live is a run in flight as the hub holds it.
+type Live struct {
+	MessageID string
+	Seq       int64 // the seq of its message.created
+	Text      string
+}
+
+// Snapshot is the state at the moment of a subscription: everything with seq > LastSeq
+// and every delta after the texts in Live will reach the subscriber.
+type Snapshot struct {
+	LastSeq int64
+	Live    []Live // the chat's runs in flight (chat subscriptions only)
+}
+
+// Subscribe opens a subscription. The snapshot is taken atomically with it, so a reader of
+// the backlog can drop what the subscription also delivers and lose nothing in between.
+func (h *Hub) Subscribe(ctx context.Context, f Filter) (*Subscriber, Snapshot, error) {
+	h.pollMu.Lock()
+	err := h.init(ctx)
+	h.pollMu.Unlock()
+	if err != nil {
+		return nil, Snapshot{}, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, Snapshot{}, ErrClosed
+	}
+	c := make(chan Item, h.opt.Buffer)
+	s := &Subscriber{C: c, c: c, ended: make(chan struct{}), filter: f}
+	h.subs[s] = struct{}{}
+	snap := Snapshot{LastSeq: h.last}
+	if f.ChatID != "" {
+		for id, lm := range h.live {
+			if lm.org == f.OrgID && lm.chat == f.ChatID {
+				snap.Live = append(snap.Live, Live{MessageID: id, Seq: lm.seq, Text: lm.text.String()})
+			}
+		}
+	}
+	return s, snap, nil
+}
+
+// Unsubscribe ends a subscription (a no-op when it has already ended).
+func (h *Hub) Unsubscribe(s *Subscriber) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.remove(s)
+}

@@ -102,10 +102,13 @@ type OAuthProvider struct {
 	Scopes       []string `mapstructure:"scopes"`
 }
 
-// KnowledgeConfig bounds crawls.
+// KnowledgeConfig bounds crawls and the extraction of each file or page.
 type KnowledgeConfig struct {
-	MaxPages int           `mapstructure:"max_pages"`
-	Tick     time.Duration `mapstructure:"tick"`
+	MaxPages          int           `mapstructure:"max_pages"`
+	Tick              time.Duration `mapstructure:"tick"`
+	MaxExtractSeconds int           `mapstructure:"max_extract_seconds"`
+	MaxPagesPerFile   int           `mapstructure:"max_pages_per_file"`
+	MaxFileBytes      int64         `mapstructure:"max_file_bytes"`
 }
 
 // defaults is every key the code reads with its default; config.example.yaml must list each.
@@ -138,6 +141,9 @@ var defaults = map[string]any{
 	"email.tick":                     "1s",
 	"knowledge.max_pages":            50,
 	"knowledge.tick":                 "1s",
+	"knowledge.max_extract_seconds":  30,
+	"knowledge.max_pages_per_file":   1000,
+	"knowledge.max_file_bytes":       10 << 20,
 }
 
 // newViper layers defaults, the config file, APP_* environment variables (flags are bound by
@@ -202,6 +208,9 @@ func (c Config) validate() error {
 	}
 	if c.Knowledge.MaxPages < 1 || c.Knowledge.Tick <= 0 {
 		return fmt.Errorf("config: knowledge.max_pages and knowledge.tick must be positive")
+	}
+	if k := c.Knowledge; k.MaxExtractSeconds < 1 || k.MaxPagesPerFile < 1 || k.MaxFileBytes < 1 {
+		return fmt.Errorf("config: knowledge.max_extract_seconds, knowledge.max_pages_per_file and knowledge.max_file_bytes must be positive")
 	}
 	if c.Email.Workers < 1 || c.Email.Tick <= 0 {
 		return fmt.Errorf("config: email.workers and email.tick must be positive")

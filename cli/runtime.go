@@ -153,7 +153,10 @@ func (rt *Runtime) wireKnowledge(cfg Config, opt Options) error {
 	if err != nil {
 		return err
 	}
-	rt.Knowledge = &knowledge.Processor{Service: rt.Service, HTTP: crawler, Tick: cfg.Knowledge.Tick, Log: rt.Log}
+	kc := cfg.Knowledge
+	extract := &knowledge.Extractor{Log: rt.Log, Limits: knowledge.Limits{
+		Time: time.Duration(kc.MaxExtractSeconds) * time.Second, Pages: kc.MaxPagesPerFile, Bytes: kc.MaxFileBytes}}
+	rt.Knowledge = &knowledge.Processor{Service: rt.Service, HTTP: crawler, Extract: extract, Tick: kc.Tick, Log: rt.Log}
 	rt.Service.KnowledgeMaxPages = cfg.Knowledge.MaxPages
 	return nil
 }

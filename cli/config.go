@@ -41,6 +41,8 @@ type HTTPConfig struct {
 	TrustedProxies     []string  `mapstructure:"trusted_proxies"`
 	RateLimitPerMinute int       `mapstructure:"rate_limit_per_minute"`
 	MaxBodyBytes       int64     `mapstructure:"max_body_bytes"`
+	// ShutdownTimeout bounds the drain of requests and, at the same time, the workers' stop.
+	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
 }
 
 // TLSConfig serves HTTPS from files or from ACME.
@@ -123,6 +125,7 @@ var defaults = map[string]any{
 	"http.trusted_proxies":           []string{},
 	"http.rate_limit_per_minute":     500,
 	"http.max_body_bytes":            16 << 20,
+	"http.shutdown_timeout":          "30s",
 	"webhooks.tick":                  "1s",
 	"webhooks.workers":               16,
 	"webhooks.timeout":               "10s",
@@ -199,6 +202,9 @@ func (c Config) validate() error {
 	}
 	if _, err := c.trustedProxies(); err != nil {
 		return err
+	}
+	if c.HTTP.ShutdownTimeout <= 0 {
+		return fmt.Errorf("config: http.shutdown_timeout must be positive")
 	}
 	if (c.HTTP.TLS.CertFile == "") != (c.HTTP.TLS.KeyFile == "") {
 		return fmt.Errorf("config: http.tls.cert_file and http.tls.key_file go together")

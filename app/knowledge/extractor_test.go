@@ -98,13 +98,18 @@ func deflatedPDF(text string, n int) []byte {
 	w := zlib.NewWriter(&z)
 	_, _ = w.Write(raw.Bytes())
 	_ = w.Close()
-	objects := []string{
+	return assemble([]string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
 		fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", z.Len(), z.Bytes()),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-	}
+	})
+}
+
+// assemble writes objects 1..n as a PDF with a correct cross-reference table, object 1 the
+// catalog.
+func assemble(objects []string) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n")
 	offsets := make([]int, len(objects))

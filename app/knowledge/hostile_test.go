@@ -198,3 +198,27 @@ var fixtureErrors = map[string]string{
 	"kids_notarray.pdf": "no text to learn from",
 	"content_bad.pdf":   "could not read this PDF: page 1: bad Tj operator",
 }
+
+// TestHangingPDFFailsAtTheTimeLimit: with the page limit lifted, the two-billion-page PDF
+// would keep the parser busy for hours; it fails at knowledge.max_extract_seconds, naming
+// it, the API answering meanwhile, and the next content is processed.
+func TestHangingPDFFailsAtTheTimeLimit(t *testing.T) {
+	e := newEnv(t, func(c *cli.Config) { c.Knowledge.MaxExtractSeconds, c.Knowledge.MaxPagesPerFile = 1, 1<<31-1 })
+	asst := assistant(t, e)
+	var k app.KnowledgeContent
+	upload(t, e, asst, "huge.pdf", "", fixture(t, "count_huge.pdf")).Expect(201).JSON(&k)
+	waitStatus(t, e, asst, k.ID, "PROCESSING")
+	t0 := time.Now()
+	e.Do("GET", "/orgs/c", e.AdminKey, nil).Expect(200)
+	if took := time.Since(t0); took > 500*time.Millisecond {
+		t.Errorf("a request took %v during the extraction", took)
+	}
+	next := addText(t, e, asst, "Next", "Queued behind the hanging PDF.")
+	k = settle(t, e, asst, k.ID)
+	if k.Status != "FAILED" || k.Error == nil || *k.Error != "could not read this PDF: it took longer than knowledge.max_extract_seconds (1s)" {
+		t.Fatalf("hanging PDF ended %+v", k)
+	}
+	if next = settle(t, e, asst, next.ID); next.Status != "PROCESSED" {
+		t.Fatalf("the next content ended %+v", next)
+	}
+}

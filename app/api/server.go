@@ -58,12 +58,8 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
 		writeError(w, r, errNoMethod)
 	})
-	router.PanicHandler = func(w http.ResponseWriter, r *http.Request, v any) {
-		logFrom(r).Error("panic", "method", r.Method, "route", routeOf(r), "panic", v)
-		writeError(w, r, errInternalReply)
-	}
 	router.HandleOPTIONS = false
-	s.handler = s.logRequests(s.rateLimit(router))
+	s.handler = s.logRequests(recoverPanics(s.rateLimit(router)))
 	return s
 }
 

@@ -105,7 +105,7 @@ func extractInChild(req childRequest, data []byte) (childAnswer, error) {
 			return childAnswer{}, err
 		}
 	}
-	page, err := ParseHTML(bytes.NewReader(data), base)
+	page, err := parseHTML(bytes.NewReader(data), base)
 	if err != nil {
 		return childAnswer{}, err
 	}

@@ -124,9 +124,9 @@ var blocks = map[string]bool{"p": true, "div": true, "section": true, "article":
 	"h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true, "br": true, "pre": true, "blockquote": true,
 	"header": true, "footer": true, "main": true, "table": true, "ul": true, "ol": true}
 
-// ParseHTML turns a page into text with paragraph breaks, its title and its links resolved
-// against base.
-func ParseHTML(r io.Reader, base *url.URL) (Page, error) {
+// parseHTML turns a page into text with paragraph breaks, its title and its links resolved
+// against base. It runs only in the extraction child (child.go), which bounds it.
+func parseHTML(r io.Reader, base *url.URL) (Page, error) {
 	doc, err := html.Parse(r)
 	if err != nil {
 		return Page{}, fmt.Errorf("cannot parse HTML: %w", err)

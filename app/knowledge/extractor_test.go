@@ -68,7 +68,7 @@ func TestExtractorKillsAHangingParse(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "took longer than knowledge.max_extract_seconds (700ms)") {
 		t.Fatalf("error %v", err)
 	}
-	if took < 700*time.Millisecond || took > 3*time.Second {
+	if took < 700*time.Millisecond || took > 5*time.Second {
 		t.Fatalf("answered after %v", took)
 	}
 }
@@ -82,7 +82,7 @@ func TestExtractorStopsAtShutdown(t *testing.T) {
 	time.AfterFunc(300*time.Millisecond, cancel)
 	start := time.Now()
 	_, err := x.Extract(ctx, "application/pdf", fixture(t, "count_huge.pdf"), nil)
-	if err != context.Canceled || time.Since(start) > 3*time.Second {
+	if err != context.Canceled || time.Since(start) > 5*time.Second {
 		t.Fatalf("error %v after %v", err, time.Since(start))
 	}
 }

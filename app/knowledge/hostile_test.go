@@ -151,7 +151,7 @@ func TestHostilePDFsFailWithoutHurtingTheServer(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Logf("%d uploads settled in %v; slowest other request %v", len(ids), time.Since(start), slowest)
-	if slowest > time.Second {
+	if slowest > 2*time.Second { // generous: the test machine may be loaded; a hang is far longer
 		t.Errorf("a request took %v while PDFs were processed", slowest)
 	}
 	counts := map[string]int{}
@@ -210,7 +210,7 @@ func TestHangingPDFFailsAtTheTimeLimit(t *testing.T) {
 	waitStatus(t, e, asst, k.ID, "PROCESSING")
 	t0 := time.Now()
 	e.Do("GET", "/orgs/c", e.AdminKey, nil).Expect(200)
-	if took := time.Since(t0); took > 500*time.Millisecond {
+	if took := time.Since(t0); took > 2*time.Second {
 		t.Errorf("a request took %v during the extraction", took)
 	}
 	next := addText(t, e, asst, "Next", "Queued behind the hanging PDF.")

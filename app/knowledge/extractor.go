@@ -104,7 +104,7 @@ func (x *Extractor) runChild(ctx context.Context, req childRequest, data []byte)
 	if errors.As(runErr, &exit) && exit.ExitCode() == exitMemory {
 		return childAnswer{}, fmt.Errorf("%s: it needs more than %d MiB of memory", unreadable(req.Mimetype), req.MemoryBytes>>20)
 	}
-	if stderr.Len() > 0 {
+	if stderr.Len() > 0 || runErr != nil { // a parser's panic, a crash, or no child at all
 		x.log().Warn("knowledge: extraction child", "mimetype", req.Mimetype, "exit", runErr, "stderr", stderr.String())
 	}
 	var ans childAnswer

@@ -148,6 +148,10 @@ func TestDefaults(t *testing.T) {
 		{"secrets.key_file", c.Secrets.KeyFile, ""},
 		{"secrets key file in use", c.keyFile(), "app.key"},
 		{"knowledge.max_pages", c.Knowledge.MaxPages, 50},
+		{"knowledge.max_extract_seconds", c.Knowledge.MaxExtractSeconds, 30},
+		{"knowledge.max_pages_per_file", c.Knowledge.MaxPagesPerFile, 1000},
+		{"knowledge.max_file_bytes", c.Knowledge.MaxFileBytes, int64(10 << 20)},
+		{"http.shutdown_timeout", c.HTTP.ShutdownTimeout, 30 * time.Second},
 	}
 	for _, w := range want {
 		if !reflect.DeepEqual(w.got, w.want) {
@@ -283,6 +287,10 @@ func TestConfigValidation(t *testing.T) {
 		{"no workers", "webhooks: {workers: 0}", "webhooks.workers"},
 		{"bad duration", "webhooks: {tick: soon}", "tick"},
 		{"empty db path", "db: {path: ''}", "db.path"},
+		{"no shutdown time", "http: {shutdown_timeout: 0s}", "http.shutdown_timeout"},
+		{"no extraction time", "knowledge: {max_extract_seconds: 0}", "knowledge.max_extract_seconds"},
+		{"no pages per file", "knowledge: {max_pages_per_file: -1}", "knowledge.max_pages_per_file"},
+		{"no file bytes", "knowledge: {max_file_bytes: 0}", "knowledge.max_file_bytes"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -159,5 +161,35 @@ func TestServeExitsWithinTheBoundWhileAPDFHangs(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the extraction child %d outlived the server", child)
 		}
+	}
+}
+
+// TestServeDrainIsBounded: a request whose body never finishes arriving does not keep the
+// process alive past http.shutdown_timeout; its connection is closed and the process exits 0.
+func TestServeDrainIsBounded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startServe(t, dir, filepath.Join(dir, "app.db"), "APP_HTTP_SHUTDOWN_TIMEOUT=1s")
+	token := bannerTokenRE.FindString(s.log())
+	conn, err := net.Dial("tcp", s.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /orgs/c/members HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":", s.addr, token)
+	time.Sleep(100 * time.Millisecond) // the handler is reading the body
+	start := time.Now()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := s.wait(); code != 0 {
+		t.Fatalf("exit code %d:\n%s", code, s.log())
+	}
+	if took := time.Since(start); took < time.Second || took > 4*time.Second {
+		t.Fatalf("exited %v after SIGTERM, want just past the 1s bound:\n%s", took, s.log())
+	}
+	if !strings.Contains(s.log(), "requests still in flight at the timeout") {
+		t.Errorf("the cut is not logged:\n%s", s.log())
 	}
 }

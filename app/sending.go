@@ -185,6 +185,12 @@ func (s *Service) skipRecipient(ctx context.Context, r Recipient, suppressed boo
 	})
 }
 
+// FailRecipient settles a claimed recipient as failed with reason (the sender uses it when
+// processing the recipient broke off unexpectedly).
+func (s *Service) FailRecipient(ctx context.Context, r Recipient, reason string) error {
+	return s.recordSend(ctx, r, nil, reason)
+}
+
 // recordSend stores the outcome of a send: sent with its Message-ID, or failed with why.
 func (s *Service) recordSend(ctx context.Context, r Recipient, msgID *string, failure string) error {
 	return s.Store.Write(ctx, func(tx Tx) error {

@@ -59,6 +59,8 @@ type HTTPConfig struct {
 	IdleTimeout       time.Duration `mapstructure:"idle_timeout"`
 	MaxHeaderBytes    int           `mapstructure:"max_header_bytes"`
 	MaxConnections    int           `mapstructure:"max_connections"`
+	// ShutdownTimeout bounds the drain of requests and, at the same time, the workers' stop.
+	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
 }
 
 // TLSConfig serves HTTPS from files or from ACME.
@@ -124,11 +126,15 @@ type OAuthProvider struct {
 	Scopes       []string `mapstructure:"scopes"`
 }
 
-// KnowledgeConfig bounds crawls and sizes the processor.
+// KnowledgeConfig bounds crawls and the extraction of each file or page, and sizes the
+// processor.
 type KnowledgeConfig struct {
-	MaxPages int           `mapstructure:"max_pages"`
-	Tick     time.Duration `mapstructure:"tick"`
-	Workers  int           `mapstructure:"workers"`
+	MaxPages          int           `mapstructure:"max_pages"`
+	Tick              time.Duration `mapstructure:"tick"`
+	MaxExtractSeconds int           `mapstructure:"max_extract_seconds"`
+	MaxPagesPerFile   int           `mapstructure:"max_pages_per_file"`
+	MaxFileBytes      int64         `mapstructure:"max_file_bytes"`
+	Workers           int           `mapstructure:"workers"`
 	// MaxInFlightPerOrg caps one organization's contents in flight; 0: three quarters of the workers.
 	MaxInFlightPerOrg int `mapstructure:"max_in_flight_per_org"`
 }
@@ -152,6 +158,7 @@ var defaults = map[string]any{
 	"http.idle_timeout":              "2m",
 	"http.max_header_bytes":          64 << 10,
 	"http.max_connections":           1024,
+	"http.shutdown_timeout":          "30s",
 	"webhooks.tick":                  "1s",
 	"webhooks.workers":               16,
 	"webhooks.timeout":               "10s",
@@ -179,6 +186,9 @@ var defaults = map[string]any{
 	"events.stream_retention":         "24h",
 	"events.stream_heartbeat":         "15s",
 	"events.stream_buffer":            1024,
+	"knowledge.max_extract_seconds":   30,
+	"knowledge.max_pages_per_file":    1000,
+	"knowledge.max_file_bytes":        10 << 20,
 }
 
 // newViper layers defaults, the config file, APP_* environment variables (flags are bound by
@@ -247,6 +257,9 @@ func (c Config) validate() error {
 	if _, err := c.trustedProxies(); err != nil {
 		return err
 	}
+	if c.HTTP.ShutdownTimeout <= 0 {
+		return fmt.Errorf("config: http.shutdown_timeout must be positive")
+	}
 	if (c.HTTP.TLS.CertFile == "") != (c.HTTP.TLS.KeyFile == "") {
 		return fmt.Errorf("config: http.tls.cert_file and http.tls.key_file go together")
 	}
@@ -264,6 +277,9 @@ func (c Config) validate() error {
 	}
 	if c.Events.StreamRetention <= 0 || c.Events.StreamHeartbeat <= 0 || c.Events.StreamBuffer < 1 {
 		return fmt.Errorf("config: events.stream_retention, events.stream_heartbeat and events.stream_buffer must be positive")
+	}
+	if k := c.Knowledge; k.MaxExtractSeconds < 1 || k.MaxPagesPerFile < 1 || k.MaxFileBytes < 1 {
+		return fmt.Errorf("config: knowledge.max_extract_seconds, knowledge.max_pages_per_file and knowledge.max_file_bytes must be positive")
 	}
 	if c.Email.Workers < 1 || c.Email.Tick <= 0 {
 		return fmt.Errorf("config: email.workers and email.tick must be positive")

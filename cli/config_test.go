@@ -152,6 +152,10 @@ func TestDefaults(t *testing.T) {
 		{"webhooks.max_in_flight_per_org", c.Webhooks.MaxInFlightPerOrg, 0},
 		{"email.max_in_flight_per_org", c.Email.MaxInFlightPerOrg, 0},
 		{"knowledge.max_in_flight_per_org", c.Knowledge.MaxInFlightPerOrg, 0},
+		{"knowledge.max_extract_seconds", c.Knowledge.MaxExtractSeconds, 30},
+		{"knowledge.max_pages_per_file", c.Knowledge.MaxPagesPerFile, 1000},
+		{"knowledge.max_file_bytes", c.Knowledge.MaxFileBytes, int64(10 << 20)},
+		{"http.shutdown_timeout", c.HTTP.ShutdownTimeout, 30 * time.Second},
 	}
 	for _, w := range want {
 		if !reflect.DeepEqual(w.got, w.want) {
@@ -297,6 +301,10 @@ func TestConfigValidation(t *testing.T) {
 		{"no body rate", "http: {min_body_rate: 0}", "http.min_body_rate"},
 		{"no knowledge workers", "knowledge: {workers: 0}", "knowledge.workers"},
 		{"negative org cap", "email: {max_in_flight_per_org: -1}", "max_in_flight_per_org"},
+		{"no shutdown time", "http: {shutdown_timeout: 0s}", "http.shutdown_timeout"},
+		{"no extraction time", "knowledge: {max_extract_seconds: 0}", "knowledge.max_extract_seconds"},
+		{"no pages per file", "knowledge: {max_pages_per_file: -1}", "knowledge.max_pages_per_file"},
+		{"no file bytes", "knowledge: {max_file_bytes: 0}", "knowledge.max_file_bytes"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

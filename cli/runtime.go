@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -178,8 +179,11 @@ func (rt *Runtime) wireKnowledge(cfg Config, opt Options) error {
 	if err != nil {
 		return err
 	}
-	rt.Knowledge = &knowledge.Processor{Service: rt.Service, HTTP: crawler, Tick: cfg.Knowledge.Tick,
-		Workers: cfg.Knowledge.Workers, PerOrg: cfg.Knowledge.MaxInFlightPerOrg, Log: rt.Log}
+	kc := cfg.Knowledge
+	extract := &knowledge.Extractor{Log: rt.Log, Limits: knowledge.Limits{
+		Time: time.Duration(kc.MaxExtractSeconds) * time.Second, Pages: kc.MaxPagesPerFile, Bytes: kc.MaxFileBytes}}
+	rt.Knowledge = &knowledge.Processor{Service: rt.Service, HTTP: crawler, Extract: extract, Tick: kc.Tick,
+		Workers: kc.Workers, PerOrg: kc.MaxInFlightPerOrg, Log: rt.Log}
 	rt.Service.KnowledgeMaxPages = cfg.Knowledge.MaxPages
 	return nil
 }
@@ -212,12 +216,36 @@ func (rt *Runtime) Start() {
 	}()
 }
 
+// Stop ends the workers and waits for them until ctx ends. A worker still busy then is left
+// behind: the process is about to exit, and the lease of its item brings the item back
+// after the restart, so a stuck worker never keeps the process alive.
+func (rt *Runtime) Stop(ctx context.Context) error {
+	if rt.stop == nil {
+		return nil
+	}
+	rt.stop()
+	rt.stop = nil
+	select {
+	case <-rt.stopped:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("workers still busy at the end of the shutdown: %w", ctx.Err())
+	}
+}
+
 // Close stops the workers, waits for them, ends idle SMTP connections and closes the
-// database.
+// database. After a Stop that gave up on a stuck worker it leaves the database open for that
+// worker (the process exits next; SQLite's WAL makes that safe) instead of waiting again.
 func (rt *Runtime) Close() error {
-	if rt.stop != nil {
-		rt.stop()
-		<-rt.stopped
+	if err := rt.Stop(context.Background()); err != nil {
+		return err
+	}
+	if rt.stopped != nil {
+		select {
+		case <-rt.stopped:
+		default:
+			return errors.New("cli: workers still running; the database is left to the exit")
+		}
 	}
 	if rt.mailer != nil {
 		rt.mailer.Close()

@@ -10,16 +10,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/crypto/acme/autocert"
 
 	"wsapi/app"
 )
-
-// shutdownGrace bounds how long in-flight requests may take to finish after a signal.
-const shutdownGrace = 30 * time.Second
 
 func serveCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
@@ -29,6 +25,8 @@ func serveCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
+			// After the first signal a second one ends the process at once, as by default.
+			context.AfterFunc(ctx, stop)
 			return e.serve(ctx, nil)
 		},
 	}
@@ -36,7 +34,8 @@ func serveCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// serve runs until ctx ends, then drains in-flight requests and stops the workers.
+// serve runs until ctx ends, then drains in-flight requests and stops the workers, both
+// within http.shutdown_timeout.
 // ready, when set, is told the address once the listener is open (tests use port 0).
 func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 	log := e.logger()
@@ -66,14 +65,32 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	log.Info("shutting down: draining in-flight requests")
-	drain, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	return e.shutdown(srv, rt, errc)
+}
+
+// shutdown drains the HTTP server and stops the workers at the same time, each for at most
+// http.shutdown_timeout: connections still open then are closed, and workers still busy are
+// left to the exit (their leases bring their work back). So the process always ends within
+// the timeout, whatever a request or a worker is stuck in.
+func (e *env) shutdown(srv *http.Server, rt *Runtime, errc <-chan error) error {
+	log := rt.Log
+	timeout := e.cfg.HTTP.ShutdownTimeout
+	log.Info("shutting down: draining in-flight requests and stopping workers", "timeout", timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if err := srv.Shutdown(drain); err != nil {
-		return fmt.Errorf("serve: shutdown: %w", err)
+	workers := make(chan error, 1)
+	go func() { workers <- rt.Stop(ctx) }()
+	err := srv.Shutdown(ctx)
+	if err != nil {
+		log.Warn("shutdown: requests still in flight at the timeout; closing their connections", "err", err)
+		srv.Close()
 	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	if serveErr := <-errc; serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
+	}
+	if werr := <-workers; werr != nil {
+		log.Warn("shutdown: exiting without waiting longer", "err", werr)
+		return nil
 	}
 	log.Info("stopped")
 	return nil

@@ -71,10 +71,6 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
 		writeError(w, r, errNoMethod)
 	})
-	router.PanicHandler = func(w http.ResponseWriter, r *http.Request, v any) {
-		logFrom(r).Error("panic", "method", r.Method, "route", routeOf(r), "panic", v)
-		writeError(w, r, errInternalReply)
-	}
 	router.HandleOPTIONS = false
 	s.handler = s.middleware(router)
 	return s
@@ -84,7 +80,7 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 // guard (deadlines, no draining) and the rate limit. Each wrapper of the ResponseWriter has
 // Unwrap, so handlers reach the connection with http.ResponseController.
 func (s *Server) middleware(h http.Handler) http.Handler {
-	return s.logRequests(s.guardBodies(s.rateLimit(h)))
+	return s.logRequests(recoverPanics(s.guardBodies(s.rateLimit(h))))
 }
 
 // ServeHTTP serves the API.

@@ -39,6 +39,13 @@ var Start = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // New starts a server; configure may change the configuration before it is built.
 func New(t testing.TB, configure ...func(*cli.Config)) *Env {
 	t.Helper()
+	return NewPrepared(t, nil, configure...)
+}
+
+// NewPrepared is New with prepare run on the wired runtime before its workers start, so a
+// test can swap a collaborator (a sender that panics) without racing the workers.
+func NewPrepared(t testing.TB, prepare func(*cli.Runtime), configure ...func(*cli.Config)) *Env {
+	t.Helper()
 	cfg := cli.DefaultConfig()
 	cfg.DB.Path = filepath.Join(t.TempDir(), "test.db")
 	cfg.Secrets.KeyFile = filepath.Join(filepath.Dir(cfg.DB.Path), "app.key")
@@ -74,6 +81,9 @@ func New(t testing.TB, configure ...func(*cli.Config)) *Env {
 	e.AdminKey = nk.Token
 	e.Org, _ = rt.Service.GetOrg(context.Background(), nk.OrgID)
 	e.Owner, _ = rt.Service.GetMember(context.Background(), nk.OrgID, nk.MemberID)
+	if prepare != nil {
+		prepare(rt)
+	}
 	e.Server = httptest.NewServer(rt.Handler)
 	rt.Start()
 	t.Cleanup(func() {

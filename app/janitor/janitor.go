@@ -5,6 +5,8 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"wsapi/app"
 )
 
 // Task is one clean-up pass; it answers how many rows it removed.
@@ -37,12 +39,22 @@ func (j *Janitor) Run(ctx context.Context) {
 // RunOnce runs each task once.
 func (j *Janitor) RunOnce(ctx context.Context) {
 	for _, t := range j.Tasks {
-		n, err := t.Run(ctx)
+		var n int
+		// A task that panics fails this pass only; the other tasks and later passes run.
+		err := app.Safely(func() (err error) {
+			n, err = t.Run(ctx)
+			return err
+		})
 		switch {
-		case err != nil && ctx.Err() == nil:
-			j.Log.Error("janitor", "task", t.Name, "err", err)
+		case err != nil && ctx.Err() == nil, isPanic(err):
+			app.LogFailure(j.Log, "janitor: task failed", err, "task", t.Name)
 		case n > 0:
 			j.Log.Info("janitor", "task", t.Name, "removed", n)
 		}
 	}
+}
+
+func isPanic(err error) bool {
+	_, ok := app.IsPanic(err)
+	return ok
 }

@@ -2,6 +2,7 @@ package knowledge_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -122,14 +123,16 @@ func TestPDFTextReadsAHandMadePDF(t *testing.T) {
 	if len(data) > 1000 {
 		t.Fatalf("the PDF weighs %d bytes", len(data))
 	}
-	text, err := knowledge.PDFText(data)
+	x := testExtractor()
+	page, err := x.Extract(context.Background(), "application/pdf", data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text, "Hello from a PDF") {
-		t.Fatalf("text %q", text)
+	if !strings.Contains(page.Text, "Hello from a PDF") {
+		t.Fatalf("text %q", page.Text)
 	}
-	if _, err := knowledge.PDFText([]byte("%PDF-1.4\nnot really")); err == nil {
-		t.Fatal("a broken PDF was read")
+	_, err = x.Extract(context.Background(), "application/pdf", []byte("%PDF-1.4\nnot really"), nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "could not read this PDF") {
+		t.Fatalf("a broken PDF: %v", err)
 	}
 }

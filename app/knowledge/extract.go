@@ -65,18 +65,48 @@ func splitLong(para string, size int) []string {
 	return append(out, strings.TrimSpace(string(runes)))
 }
 
-// PDFText extracts the text of a PDF.
-func PDFText(data []byte) (string, error) {
+// errUnreadablePDF is what a PDF that the parser cannot handle fails with; the parser's own
+// detail, when it has one, follows it.
+const errUnreadablePDF = "could not read this PDF"
+
+// pdfText extracts the text of a PDF page by page. It refuses a file that claims more than
+// maxPages pages before reading any (a 600-byte file can claim two billion) and stops once
+// the text passes maxBytes. It runs only in the extraction child (child.go), which bounds its
+// time and memory: the parser can loop or recurse without end on hostile input.
+func pdfText(data []byte, maxPages int, maxBytes int64) (string, error) {
 	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		return "", fmt.Errorf("not a readable PDF: %w", err)
+		return "", fmt.Errorf("%s: %w", errUnreadablePDF, err)
 	}
-	rd, err := r.GetPlainText()
-	if err != nil {
-		return "", fmt.Errorf("cannot extract text from the PDF: %w", err)
+	n := r.NumPage()
+	if n > maxPages {
+		return "", fmt.Errorf("%s: it has %d pages, over knowledge.max_pages_per_file (%d)", errUnreadablePDF, n, maxPages)
 	}
-	b, err := io.ReadAll(rd)
-	return string(b), err
+	var b strings.Builder
+	fonts := map[string]*pdf.Font{}
+	for i := 1; i <= n; i++ {
+		p := r.Page(i)
+		for _, name := range p.Fonts() { // each font's charmap parsed once for the whole file
+			if _, ok := fonts[name]; !ok {
+				f := p.Font(name)
+				fonts[name] = &f
+			}
+		}
+		text, err := p.GetPlainText(fonts)
+		if err != nil {
+			return "", fmt.Errorf("%s: page %d: %w", errUnreadablePDF, i, err)
+		}
+		b.WriteString(text)
+		if int64(b.Len()) > maxBytes {
+			return "", errTextTooLarge(maxBytes)
+		}
+	}
+	return b.String(), nil
+}
+
+// errTextTooLarge fails a file whose text would pass knowledge.max_file_bytes.
+func errTextTooLarge(maxBytes int64) error {
+	return fmt.Errorf("the extracted text is larger than knowledge.max_file_bytes (%d bytes)", maxBytes)
 }
 
 // Page is the text, title and links of an HTML page.
@@ -94,9 +124,9 @@ var blocks = map[string]bool{"p": true, "div": true, "section": true, "article":
 	"h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true, "br": true, "pre": true, "blockquote": true,
 	"header": true, "footer": true, "main": true, "table": true, "ul": true, "ol": true}
 
-// ParseHTML turns a page into text with paragraph breaks, its title and its links resolved
-// against base.
-func ParseHTML(r io.Reader, base *url.URL) (Page, error) {
+// parseHTML turns a page into text with paragraph breaks, its title and its links resolved
+// against base. It runs only in the extraction child (child.go), which bounds it.
+func parseHTML(r io.Reader, base *url.URL) (Page, error) {
 	doc, err := html.Parse(r)
 	if err != nil {
 		return Page{}, fmt.Errorf("cannot parse HTML: %w", err)

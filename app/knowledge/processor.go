@@ -1,7 +1,6 @@
 package knowledge
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +24,7 @@ const MaxPageBytes = 5 << 20
 type Processor struct {
 	Service *app.Service
 	HTTP    *http.Client // the SSRF-guarded client
+	Extract *Extractor   // runs the PDF and HTML parsers, bounded
 	Tick    time.Duration
 	Workers int // contents processed at once (at least 1)
 	PerOrg  int // contents of one organization processed at once (0: app.OrgShare's default)
@@ -59,9 +59,14 @@ func (p *Processor) claim(ctx context.Context, room app.ClaimRoom) []claim.Piece
 
 // next processes one claimed content.
 func (p *Processor) next(ctx context.Context, k app.KnowledgeContent) {
-	failure := p.process(ctx, &k)
+	failure := app.Safely(func() error { return p.process(ctx, &k) })
 	if ctx.Err() != nil {
 		return // shutdown: the lease brings the content back after a restart
+	}
+	if _, ok := app.IsPanic(failure); ok {
+		// A bug of ours, not of the content: the detail goes to the log, not to the tenant.
+		app.LogFailure(p.Log, "knowledge: process", failure, "content", k.ID)
+		failure = errors.New("could not process this content: an internal error, reported in the server log")
 	}
 	if err := p.Service.FinishKnowledge(ctx, &k, failure); err != nil {
 		p.Log.Error("knowledge: finish", "content", k.ID, "err", err)
@@ -73,26 +78,15 @@ func (p *Processor) process(ctx context.Context, k *app.KnowledgeContent) error 
 	case "TEXT":
 		return p.store(ctx, k, k.Content.Text)
 	case "FILE":
-		text, err := fileText(k.Content.Mimetype, k.Data)
+		page, err := p.Extract.Extract(ctx, k.Content.Mimetype, k.Data, nil)
 		if err != nil {
 			return err
 		}
-		return p.store(ctx, k, text)
+		return p.store(ctx, k, page.Text)
 	case "URL":
 		return p.crawl(ctx, k)
 	}
 	return fmt.Errorf("unknown content type %s", k.Type)
-}
-
-func fileText(mimetype string, data []byte) (string, error) {
-	switch mimetype {
-	case "application/pdf":
-		return PDFText(data)
-	case "text/html":
-		page, err := ParseHTML(bytes.NewReader(data), nil)
-		return page.Text, err
-	}
-	return string(data), nil
 }
 
 // store chunks the text and saves the chunks in batches, so progress shows as it goes.
@@ -198,7 +192,7 @@ func (p *Processor) fetch(ctx context.Context, u *url.URL) (Page, error) {
 	mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
 	switch mt {
 	case "text/html", "application/xhtml+xml":
-		return ParseHTML(bytes.NewReader(body), u)
+		return p.Extract.Extract(ctx, mt, body, u)
 	case "text/plain", "text/markdown":
 		return Page{Text: string(body)}, nil
 	}

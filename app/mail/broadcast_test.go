@@ -27,9 +27,14 @@ type emailSetup struct {
 }
 
 func newEmailSetup(t *testing.T, configure ...func(*cli.Config)) *emailSetup {
+	return newEmailSetupPrepared(t, nil, configure...)
+}
+
+// newEmailSetupPrepared is newEmailSetup with prepare run on the runtime before it starts.
+func newEmailSetupPrepared(t *testing.T, prepare func(*cli.Runtime), configure ...func(*cli.Config)) *emailSetup {
 	dnsSrv := apitest.NewDNSServer(t)
 	sink := apitest.NewSMTPSink(t)
-	e := apitest.New(t, append([]func(*cli.Config){func(c *cli.Config) {
+	e := apitest.NewPrepared(t, prepare, append([]func(*cli.Config){func(c *cli.Config) {
 		c.DNS.Resolver = dnsSrv.Addr
 		c.Email.SMTPURL = sink.URL()
 	}}, configure...)...)

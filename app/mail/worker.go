@@ -46,11 +46,21 @@ func (w *Worker) claim(ctx context.Context, r claim.Round) []claim.Piece {
 	}
 	work := make([]claim.Piece, len(rs))
 	for i, r := range rs {
-		work[i] = claim.Piece{Org: r.OrgID, Queue: r.BroadcastID, Run: func() {
-			if err := w.Service.ProcessRecipient(ctx, r); err != nil && ctx.Err() == nil {
-				w.Log.Error("broadcasts: send", "recipient", r.ID, "err", err)
-			}
-		}}
+		work[i] = claim.Piece{Org: r.OrgID, Queue: r.BroadcastID, Run: func() { w.process(ctx, r) }}
 	}
 	return work
+}
+
+// process gives one recipient its outcome. A panic on the way fails that recipient, with a
+// reason that says so, and the sender goes on with the next.
+func (w *Worker) process(ctx context.Context, r app.Recipient) {
+	err := app.Safely(func() error { return w.Service.ProcessRecipient(ctx, r) })
+	if _, ok := app.IsPanic(err); ok {
+		app.LogFailure(w.Log, "broadcasts: send", err, "recipient", r.ID)
+		err = w.Service.FailRecipient(context.WithoutCancel(ctx), r,
+			"could not send to this recipient: an internal error, reported in the server log")
+	}
+	if err != nil && ctx.Err() == nil {
+		w.Log.Error("broadcasts: send", "recipient", r.ID, "err", err)
+	}
 }

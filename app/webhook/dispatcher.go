@@ -58,7 +58,7 @@ func (d *Dispatcher) claim(ctx context.Context, r claim.Round) []claim.Piece {
 
 func (d *Dispatcher) run(ctx context.Context, j app.Job) {
 	sentAt := app.At(d.Service.Clock.Now())
-	a := d.Sender.Send(ctx, j)
+	a := d.send(ctx, j)
 	a.CreatedAt = sentAt
 	// A shutdown cut the request short: that says nothing about the endpoint.
 	if ctx.Err() != nil {
@@ -70,4 +70,19 @@ func (d *Dispatcher) run(ctx context.Context, j app.Job) {
 	if err := d.Service.FinishDelivery(ctx, j, a); err != nil && !errors.Is(err, context.Canceled) {
 		d.Log.Error("webhooks: record attempt", "delivery", j.DeliveryID, "err", err)
 	}
+}
+
+// send makes one attempt. A panic while sending is that attempt's failure, recorded like any
+// other (the delivery retries on its schedule), never the process's end.
+func (d *Dispatcher) send(ctx context.Context, j app.Job) (a app.Attempt) {
+	err := app.Safely(func() error {
+		a = d.Sender.Send(ctx, j)
+		return nil
+	})
+	if err != nil {
+		app.LogFailure(d.Log, "webhooks: send", err, "delivery", j.DeliveryID)
+		msg := "could not send this delivery: an internal error, reported in the server log"
+		a = app.Attempt{Status: app.AttemptFailed, Error: &msg}
+	}
+	return a
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -39,21 +40,29 @@ func serveCmd(e *env) *cobra.Command {
 // ready, when set, is told the address once the listener is open (tests use port 0).
 func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 	log := e.logger()
+	unlock, err := lockServe(e.cfg.DB.Path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	rt, err := Build(ctx, e.cfg, Options{Log: log})
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
-	if err := e.bootstrap(ctx, rt.Service); err != nil {
-		return err
-	}
-	rt.Start()
 	srv := newHTTPServer(e.cfg.HTTP, rt.Handler)
 	srv.RegisterOnShutdown(rt.Hub.Close) // open streams end, so the drain does not wait on them
+	// Bind before the first-start banner: a taken port must not cost the only showing of the
+	// first admin token.
 	ln, err := e.listen(srv)
 	if err != nil {
 		return err
 	}
+	if err := e.bootstrap(ctx, rt.Service, ln.Addr().String()); err != nil {
+		ln.Close()
+		return err
+	}
+	rt.Start()
 	log.Info("serving", "addr", ln.Addr().String(), "db", e.cfg.DB.Path, "version", Version)
 	if ready != nil {
 		ready(ln.Addr().String())
@@ -128,7 +137,7 @@ func (e *env) listen(srv *http.Server) (net.Listener, error) {
 
 // bootstrap makes the Default organization and first admin key on an empty database and
 // shows the token once on stderr, never through the logger.
-func (e *env) bootstrap(ctx context.Context, svc *app.Service) error {
+func (e *env) bootstrap(ctx context.Context, svc *app.Service, addr string) error {
 	nk, created, err := svc.Bootstrap(ctx, "bootstrap admin key")
 	if err != nil || !created {
 		return err
@@ -143,6 +152,16 @@ func (e *env) bootstrap(ctx context.Context, svc *app.Service) error {
   Try: curl -H "Authorization: Bearer %s" %s/orgs/c
 ================================================================================
 
-`, app.DefaultOrgName, nk.OrgID, nk.Token, nk.Token, e.cfg.HTTP.PublicURL)
+`, app.DefaultOrgName, nk.OrgID, nk.Token, nk.Token, tryURL(e.cfg.HTTP.PublicURL, addr))
 	return nil
+}
+
+// tryURL is where the banner's example reaches the server: the public URL, unless it was
+// derived from a listen address with port 0, which only the bound listener knows.
+func tryURL(publicURL, boundAddr string) string {
+	if strings.HasSuffix(publicURL, ":0") {
+		scheme, _, _ := strings.Cut(publicURL, "://")
+		return scheme + "://" + boundAddr
+	}
+	return publicURL
 }

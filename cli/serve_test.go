@@ -207,6 +207,9 @@ func TestServeBootstrapOnce(t *testing.T) {
 			t.Errorf("a log line carries the token: %s", line)
 		}
 	}
+	if !strings.Contains(s.log(), "http://"+s.addr+"/orgs/c") {
+		t.Errorf("the banner's example does not name the bound address %s:\n%s", s.addr, s.log())
+	}
 	status, org := getWithToken(t, http.DefaultClient, "http://"+s.addr+"/orgs/c", token)
 	if status != 200 || org["name"] != "Default" {
 		t.Fatalf("GET /orgs/c: %d %v", status, org)

@@ -131,6 +131,10 @@ func (s *Service) CreateBroadcast(ctx context.Context, orgID string, in Broadcas
 			if err := tx.SetBroadcastStatus(orgID, b.ID, BroadcastSent, now); err != nil {
 				return err
 			}
+		} else if b.IntegrationID == IntegrationCustom {
+			if err := s.skipAtHandOver(tx, b); err != nil {
+				return err
+			}
 		}
 		b, err = tx.GetBroadcast(orgID, b.ID)
 		return err

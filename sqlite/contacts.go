@@ -182,6 +182,11 @@ func (t *Tx) UpdateContact(c app.Contact) error {
 
 // DeleteContact removes a contact; channels, notes, memories and memberships cascade.
 func (t *Tx) DeleteContact(orgID, id string) error {
+	// The broadcast recipients stay (they are the record of what was sent) but no longer
+	// name the contact: a later bounce must not point at a contact that is gone.
+	if _, err := t.exec(`UPDATE broadcast_recipients SET contact_id = NULL WHERE contact_id = ? AND org_id = ?`, id, orgID); err != nil {
+		return err
+	}
 	return t.execOne("contact", `DELETE FROM contacts WHERE org_id = ? AND id = ?`, orgID, id)
 }
 
@@ -227,6 +232,11 @@ func (t *Tx) MoveContactChildren(orgID, from, to string) (app.MergeCounts, error
 			AND segment_id NOT IN (SELECT segment_id FROM segment_members WHERE contact_id = ?3)
 			AND ?1 = ?1`},
 		{&n.Chats, `UPDATE chats SET contact_id = ?3 WHERE org_id = ?1 AND contact_id = ?2`},
+	}
+	// Broadcast recipients follow their contact too (not counted: the spec's moves name the
+	// contact's own children), so a bounce on the old address reaches the contact that owns it.
+	if _, err := t.exec(`UPDATE broadcast_recipients SET contact_id = ?3 WHERE contact_id = ?2 AND org_id = ?1`, orgID, from, to); err != nil {
+		return n, err
 	}
 	for _, m := range moves {
 		res, err := t.exec(m.query, orgID, from, to)

@@ -4,6 +4,7 @@ import (
 	"net/mail"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -39,3 +40,28 @@ func NormalizePhone(s string) string {
 
 // NormalizeEmail is the form emails are matched in.
 func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// SearchTerms splits a search into the words every search route looks for. Spaces and
+// control characters separate words: a full-text query quotes each word (so FTS5 operators
+// such as AND, NEAR( or * are plain words), and FTS5 would read a NUL inside a quoted word
+// as its end.
+func SearchTerms(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
+}
+
+// maxSearch bounds every search parameter, in characters.
+const maxSearch = 256
+
+// validateSearch checks the search parameter of a route: at most 256 characters and, when
+// given, at least one word. A search of only whitespace is refused rather than read as "no
+// filter" (which would answer everything) or handed to FTS5 as an empty query.
+func validateSearch(p Problems, s string, required bool) {
+	switch {
+	case CharCount(s) > maxSearch:
+		p.Add("search", "must be at most 256 characters")
+	case s == "" && required:
+		p.Add("search", "is required")
+	case s != "" && len(SearchTerms(s)) == 0:
+		p.Add("search", "must hold a word, not only spaces")
+	}
+}

@@ -93,7 +93,12 @@ var subdomainPattern = regexp.MustCompile(`^[a-z0-9-]+$`)
 // stateLifetime bounds how long a user may take at the provider.
 const stateLifetime = time.Hour
 
+// oauthProvider checks type and subdomain, each on its own, so that one 400 names both, and
+// answers the provider with the subdomain filled in.
 func (s *Service) oauthProvider(p Problems, typ, sub string) (OAuthProvider, bool) {
+	if sub != "" && !subdomainPattern.MatchString(sub) {
+		p.Add("subdomain", "must match ^[a-z0-9-]+$")
+	}
 	if !slices.Contains(ConnectionTypes, typ) {
 		p.Add("type", "must be a connection type")
 		return OAuthProvider{}, false
@@ -102,9 +107,6 @@ func (s *Service) oauthProvider(p Problems, typ, sub string) (OAuthProvider, boo
 	if !ok {
 		p.Add("type", "no OAuth provider is configured for "+typ+" (oauth.providers."+typ+")")
 		return OAuthProvider{}, false
-	}
-	if sub != "" && !subdomainPattern.MatchString(sub) {
-		p.Add("subdomain", "must match ^[a-z0-9-]+$")
 	}
 	return prov.WithSubdomain(sub), true
 }

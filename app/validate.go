@@ -65,3 +65,25 @@ func validateSearch(p Problems, s string, required bool) {
 		p.Add("search", "must hold a word, not only spaces")
 	}
 }
+
+// PhoneDigits answers the digits of a search that is a phone number, written any way
+// ("5551234567", "+1 (555) 123-4567", "555 123"): only digits, spaces and + ( ) - . with at
+// least 3 digits. Otherwise "": a search with words in it is words. Every search that
+// looks at phones (contacts list, inbox) matches these digits inside a channel's normalized
+// phone, so one rule finds "+1 555 123 4567" from "5551234567" everywhere.
+func PhoneDigits(search string) string {
+	var b strings.Builder
+	for _, r := range search {
+		switch {
+		case r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case strings.ContainsRune(" +()-.", r):
+		default:
+			return ""
+		}
+	}
+	if b.Len() < 3 {
+		return ""
+	}
+	return b.String()
+}

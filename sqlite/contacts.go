@@ -51,15 +51,7 @@ func likePattern(s string) string {
 
 // ListContacts lists one page of contacts matching the filter, oldest first.
 func (t *Tx) ListContacts(orgID string, f app.ContactFilter, p app.Page) ([]app.Contact, int, error) {
-	digits := ""
-	if d := strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return r
-		}
-		return -1
-	}, f.Search); len(d) >= 3 {
-		digits = likePattern(d)
-	}
+	digits := likePattern(app.PhoneDigits(f.Search))
 	where := `c.org_id = ?1
 		AND (?2 = '' OR c.name LIKE ?2 ESCAPE '\' OR EXISTS (SELECT 1 FROM contact_channels ch WHERE ch.contact_id = c.id
 			AND (ch.email LIKE ?2 ESCAPE '\' OR ch.phone LIKE ?2 ESCAPE '\' OR ch.username LIKE ?2 ESCAPE '\'

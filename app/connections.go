@@ -27,6 +27,9 @@ type ConnectionTx interface {
 	GetConnection(orgID, id string) (Connection, error)
 	DeleteConnection(orgID, id string) error
 	ListConnections(orgID, typ string, p Page) ([]Connection, int, error)
+	// SpendOAuthState records an OAuth state as used and answers false when it already was;
+	// states expired before now are forgotten.
+	SpendOAuthState(state string, expiresAt, now Time) (bool, error)
 }
 
 // ConnectionInput creates a connection: public settings in config, credentials in secrets.

@@ -40,10 +40,6 @@ type ConnectionInput struct {
 	Secrets map[string]string `json:"secrets"`
 }
 
-// secretLooking are config keys that must go in secrets, so a credential is never stored or
-// answered in clear by mistake.
-var secretLooking = []string{"secret", "token", "password", "api_key", "apikey", "private_key", "credential"}
-
 func validateConnection(in ConnectionInput) error {
 	p := Problems{}
 	if !slices.Contains(ConnectionTypes, in.Type) {
@@ -60,25 +56,6 @@ func validateConnection(in ConnectionInput) error {
 		}
 	}
 	return p.Err()
-}
-
-// credentialKeys refuses config keys that look like credentials, nested ones included.
-func credentialKeys(p Problems, path string, v any) {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, x := range v {
-			for _, s := range secretLooking {
-				if strings.Contains(strings.ToLower(k), s) {
-					p.Add(path+"."+k, "looks like a credential; put it in secrets, which are sealed and never returned")
-				}
-			}
-			credentialKeys(p, path+"."+k, x)
-		}
-	case []any:
-		for i, x := range v {
-			credentialKeys(p, path+"["+itoa(i)+"]", x)
-		}
-	}
 }
 
 // CreateConnection stores a connection with its secrets sealed.

@@ -213,15 +213,18 @@ func TestInboxCacheMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		for _, want := range []int64{11, 10} { // 00011 (chat versions) builds on 00010
+		// Down through 00010, whatever came after it (00011, chat versions, builds on it).
+		down := 0
+		for version := int64(-1); version != 10; down++ {
 			r, err := db.MigrateDown(context.Background())
-			if err != nil || r.Version != want {
-				t.Fatalf("down: %+v, %v; want %d rolled back", r, err, want)
+			if err != nil || r.Version < 10 {
+				t.Fatalf("down: %+v, %v; want down to 10", r, err)
 			}
+			version = r.Version
 		}
 		var n int
-		if err := db.Migrate(context.Background(), func(sqlite.MigrationResult) { n++ }); err != nil || n != 2 {
-			t.Fatalf("up again: %d applied, %v", n, err)
+		if err := db.Migrate(context.Background(), func(sqlite.MigrationResult) { n++ }); err != nil || n != down {
+			t.Fatalf("up again: %d applied, %v; want %d", n, err, down)
 		}
 	}
 	t.Run("down and up", func(t *testing.T) {

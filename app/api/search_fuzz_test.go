@@ -12,10 +12,11 @@ import (
 )
 
 // searchRoutes are the routes whose search parameter runs a full-text query (inbox, knowledge
-// search) or a text match (knowledge contents, contacts).
+// search) or a text match (knowledge contents, contacts, assistants, suppressions).
 func searchRoutes(asst string) []string {
 	return []string{"/orgs/c/assistants/" + asst + "/knowledge/search?search=", "/orgs/c/inbox?search=",
-		"/orgs/c/assistants/" + asst + "/knowledge/contents?search=", "/orgs/c/contacts?search="}
+		"/orgs/c/assistants/" + asst + "/knowledge/contents?search=", "/orgs/c/contacts?search=",
+		"/orgs/c/assistants?search=", "/orgs/c/suppressions?search="}
 }
 
 // searchEnv is a server with something to find on every search route: a chat with a

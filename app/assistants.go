@@ -206,8 +206,9 @@ func (s *Service) GetAssistant(ctx context.Context, orgID, id string) (a Assista
 
 // ListAssistants lists assistants not deleted, by name; search matches the name.
 func (s *Service) ListAssistants(ctx context.Context, orgID, search string, pg Page) (l List[Assistant], err error) {
-	if CharCount(search) > 256 {
-		return l, Invalid("search", "must be at most 256 characters")
+	p := Problems{}
+	if validateSearch(p, search, false); len(p) > 0 {
+		return l, p.Err()
 	}
 	err = s.Store.Read(ctx, func(tx Tx) error {
 		l.Items, l.Total, err = tx.ListAssistants(orgID, search, pg)

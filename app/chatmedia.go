@@ -146,9 +146,7 @@ func (s *Service) GetFile(ctx context.Context, orgID, chatID, id string) (f Chat
 // ListFiles is the spec's Query chat files.
 func (s *Service) ListFiles(ctx context.Context, orgID, chatID, search, mimetype string, pg Page) (l List[ChatFile], err error) {
 	p := Problems{}
-	if CharCount(search) > 256 {
-		p.Add("search", "must be at most 256 characters")
-	}
+	validateSearch(p, search, false)
 	if CharCount(mimetype) > 255 {
 		p.Add("mimetype", "must be at most 255 characters")
 	}

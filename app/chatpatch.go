@@ -35,8 +35,8 @@ func validateChatPatch(in ChatPatch) error {
 	return p.Err()
 }
 
-// UpdateChat applies a PATCH. A change of assignee on a chat that is not internal emits
-// chat.assigned, with the full chat as data, in the same transaction.
+// UpdateChat applies a PATCH. A change of assignee goes through assign, which emits
+// chat.assigned.
 func (s *Service) UpdateChat(ctx context.Context, orgID, id string, in ChatPatch) (c Chat, err error) {
 	if err := validateChatPatch(in); err != nil {
 		return Chat{}, err
@@ -45,25 +45,12 @@ func (s *Service) UpdateChat(ctx context.Context, orgID, id string, in ChatPatch
 		if c, err = tx.GetChat(orgID, id); err != nil {
 			return err
 		}
-		now := s.now()
 		applyChatPatch(&c, in)
-		assigned, err := s.reassign(tx, &c, in.AssignedUserID, now)
-		if err != nil {
-			return err
+		to := c.AssignedUserID
+		if in.AssignedUserID.Set {
+			to = in.AssignedUserID.Value // "" when null
 		}
-		c.UpdatedAt = now
-		if err := tx.UpdateChat(c); err != nil {
-			return err
-		}
-		if c, err = tx.GetChat(orgID, id); err != nil {
-			return err
-		}
-		if assigned && !c.Internal() {
-			if _, err = s.Emit(tx, orgID, EventChatAssigned, c); err != nil {
-				return err
-			}
-		}
-		return s.EmitStream(tx, orgID, id, StreamChatUpdated, c)
+		return s.assign(tx, &c, to, s.now())
 	})
 	return c, err
 }
@@ -93,30 +80,60 @@ func applyChatPatch(c *Chat, in ChatPatch) {
 	}
 }
 
-// reassign applies assigned_user_id and tells whether the assignee changed.
-func (s *Service) reassign(tx Tx, c *Chat, to Optional[string], now Time) (bool, error) {
-	if !to.Set {
-		return false, nil
-	}
-	next := to.Value // "" when null
-	if next == c.AssignedUserID {
-		return false, nil
-	}
-	if next != "" {
-		if _, err := tx.GetMember(c.OrgID, next); err != nil {
-			return false, err
+// assign saves a chat (with whatever else the caller changed on it) with its assignee set
+// to member ("" unassigns) and reads it back into c. Every path that changes an assignee (a
+// PATCH, the deletion of the member) goes through here, so each change of a chat that is not
+// internal emits chat.assigned, carrying the chat as saved, in the same transaction.
+func (s *Service) assign(tx Tx, c *Chat, member string, now Time) error {
+	changed := member != c.AssignedUserID
+	if changed && member != "" {
+		if _, err := tx.GetMember(c.OrgID, member); err != nil {
+			return err
 		}
-		if _, err := tx.EnsureChatMember(c.ID, next, ChatRoleAdmin, now); err != nil {
-			return false, err
+		if _, err := tx.EnsureChatMember(c.ID, member, ChatRoleAdmin, now); err != nil {
+			return err
 		}
 	}
-	c.AssignedUserID = next
-	c.State.AssignedAt = Time{}
-	if next != "" {
-		c.State.AssignedAt = now
+	if changed {
+		c.AssignedUserID = member
+		c.State.AssignedAt, c.State.AssignedUser = Time{}, nil
+		if member != "" {
+			c.State.AssignedAt = now
+		}
 	}
-	c.State.AssignedUser = nil
-	return true, nil
+	c.UpdatedAt = now
+	if err := tx.UpdateChat(*c); err != nil {
+		return err
+	}
+	saved, err := tx.GetChat(c.OrgID, c.ID)
+	if err != nil {
+		return err
+	}
+	*c = saved
+	if changed && !c.Internal() {
+		if _, err = s.Emit(tx, c.OrgID, EventChatAssigned, *c); err != nil {
+			return err
+		}
+	}
+	return s.EmitStream(tx, c.OrgID, c.ID, StreamChatUpdated, *c)
+}
+
+// unassignAll unassigns every chat of a member that is about to go, each through assign.
+func (s *Service) unassignAll(tx Tx, orgID, memberID string) error {
+	ids, err := tx.ChatsAssignedTo(orgID, memberID)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		c, err := tx.GetChat(orgID, id)
+		if err == nil {
+			err = s.assign(tx, &c, "", s.now())
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // MarkChatRead clears the unseen count of members and stamps the assignee's seen_at.

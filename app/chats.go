@@ -176,6 +176,8 @@ type ChatTx interface {
 	ChatOnChannel(orgID, channelID string) (string, error)
 	// DeleteTemporaryChats deletes temporary chats last active before cutoff.
 	DeleteTemporaryChats(cutoff Time) (int, error)
+	// ChatsAssignedTo answers the ids of the organization's chats assigned to a member.
+	ChatsAssignedTo(orgID, memberID string) ([]string, error)
 }
 
 // ChatInput creates a chat.

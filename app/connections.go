@@ -27,6 +27,9 @@ type ConnectionTx interface {
 	GetConnection(orgID, id string) (Connection, error)
 	DeleteConnection(orgID, id string) error
 	ListConnections(orgID, typ string, p Page) ([]Connection, int, error)
+	// SpendOAuthState records an OAuth state as used and answers false when it already was;
+	// states expired before now are forgotten.
+	SpendOAuthState(state string, expiresAt, now Time) (bool, error)
 }
 
 // ConnectionInput creates a connection: public settings in config, credentials in secrets.
@@ -36,10 +39,6 @@ type ConnectionInput struct {
 	Config  map[string]any    `json:"config"`
 	Secrets map[string]string `json:"secrets"`
 }
-
-// secretLooking are config keys that must go in secrets, so a credential is never stored or
-// answered in clear by mistake.
-var secretLooking = []string{"secret", "token", "password", "api_key", "apikey", "private_key", "credential"}
 
 func validateConnection(in ConnectionInput) error {
 	p := Problems{}
@@ -57,25 +56,6 @@ func validateConnection(in ConnectionInput) error {
 		}
 	}
 	return p.Err()
-}
-
-// credentialKeys refuses config keys that look like credentials, nested ones included.
-func credentialKeys(p Problems, path string, v any) {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, x := range v {
-			for _, s := range secretLooking {
-				if strings.Contains(strings.ToLower(k), s) {
-					p.Add(path+"."+k, "looks like a credential; put it in secrets, which are sealed and never returned")
-				}
-			}
-			credentialKeys(p, path+"."+k, x)
-		}
-	case []any:
-		for i, x := range v {
-			credentialKeys(p, path+"["+itoa(i)+"]", x)
-		}
-	}
 }
 
 // CreateConnection stores a connection with its secrets sealed.

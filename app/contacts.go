@@ -227,8 +227,9 @@ func (s *Service) GetContact(ctx context.Context, orgID, id string) (c Contact, 
 
 // ListContacts lists contacts, oldest first.
 func (s *Service) ListContacts(ctx context.Context, orgID string, f ContactFilter, pg Page) (l List[Contact], err error) {
-	if CharCount(f.Search) > 256 {
-		return l, Invalid("search", "must be at most 256 characters")
+	p := Problems{}
+	if validateSearch(p, f.Search, false); len(p) > 0 {
+		return l, p.Err()
 	}
 	err = s.Store.Read(ctx, func(tx Tx) error {
 		l.Items, l.Total, err = tx.ListContacts(orgID, f, pg)

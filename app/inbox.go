@@ -56,9 +56,7 @@ func ParseInboxFilter(get func(string) string, memberID string) (InboxFilter, er
 		IntegrationID: get("integration_id"), Status: get("status"), State: get("state"), AIStatus: get("ai_status"),
 		Filter: get("filter"), MemberID: memberID}
 	p := Problems{}
-	if CharCount(f.Search) > 256 {
-		p.Add("search", "must be at most 256 characters")
-	}
+	validateSearch(p, f.Search, false)
 	if f.IntegrationID != "" && !ValidIntegration(f.IntegrationID) {
 		p.Add("integration_id", "is not an integration id")
 	}

@@ -207,9 +207,7 @@ func liveAssistant(tx Tx, orgID, assistantID string) error {
 // ListKnowledge lists top-level contents, newest first, by page or cursor.
 func (s *Service) ListKnowledge(ctx context.Context, orgID, assistantID string, f KnowledgeFilter, next string, pg Page) (l List[KnowledgeContent], err error) {
 	p := Problems{}
-	if CharCount(f.Search) > 256 {
-		p.Add("search", "must be at most 256 characters")
-	}
+	validateSearch(p, f.Search, false)
 	if f.Type != "" && f.Type != "ALL" && !slices.Contains(KnowledgeTypes, f.Type) {
 		p.Add("type", "must be ALL, TEXT, FILE or URL")
 	}
@@ -275,8 +273,9 @@ func (s *Service) RetryKnowledge(ctx context.Context, orgID, assistantID, id str
 
 // SearchKnowledge answers an assistant's best chunks for a query (bm25).
 func (s *Service) SearchKnowledge(ctx context.Context, orgID, assistantID, query string, limit int) (cs []Chunk, err error) {
-	if n := CharCount(query); n == 0 || n > 256 {
-		return nil, Invalid("search", "must be 1 to 256 characters")
+	p := Problems{}
+	if validateSearch(p, query, true); len(p) > 0 {
+		return nil, p.Err()
 	}
 	err = s.Store.Read(ctx, func(tx Tx) error {
 		if err := liveAssistant(tx, orgID, assistantID); err != nil {

@@ -186,7 +186,8 @@ func keepOneAdmin(tx Tx, m Member) error {
 	return nil
 }
 
-// DeleteMember removes a member and, with it, every key it made.
+// DeleteMember removes a member and, with it, every key it made; its chats are unassigned
+// first, each with its chat.assigned.
 func (s *Service) DeleteMember(ctx context.Context, orgID, id string) error {
 	return s.Store.Write(ctx, func(tx Tx) error {
 		m, err := tx.GetMember(orgID, id)
@@ -194,6 +195,9 @@ func (s *Service) DeleteMember(ctx context.Context, orgID, id string) error {
 			return err
 		}
 		if err := keepOneAdmin(tx, m); err != nil {
+			return err
+		}
+		if err := s.unassignAll(tx, orgID, id); err != nil {
 			return err
 		}
 		return tx.DeleteMember(orgID, id)

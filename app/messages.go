@@ -128,19 +128,8 @@ func validateMessage(in *MessageInput) error {
 	if in.Model != "" && !ValidModel(in.Model) {
 		p.Add("model", "must be a model id <provider>:<model>")
 	}
-	if len(in.Messages) == 0 {
-		p.Add("messages", "must hold at least one {role, parts}")
-	}
-	for i, t := range in.Messages {
-		if t.Role == "" {
-			p.Add("messages["+itoa(i)+"].role", "is required")
-		}
-		for j, part := range t.Parts {
-			if part.Type == "" {
-				p.Add("messages["+itoa(i)+"].parts["+itoa(j)+"].type", "is required")
-			}
-		}
-	}
+	validateTurns(p, in.Messages)
+	validateUsage(p, "usage", in.Usage)
 	return p.Err()
 }
 
@@ -164,6 +153,9 @@ func (s *Service) AddMessage(ctx context.Context, c Caller, chatID string, in Me
 		return Message{}, err
 	}
 	err = s.Store.Write(ctx, func(tx Tx) error {
+		if err := checkMessageRefs(tx, c.OrgID, chatID, in.BroadcastID, in.Messages); err != nil {
+			return err
+		}
 		m, err = s.addMessage(tx, c.OrgID, c.Member.ID, chatID, in)
 		return err
 	})
@@ -248,11 +240,22 @@ type MessagePatch struct {
 
 // UpdateMessage applies a MessagePatch; the chat's status follows its newest message.
 func (s *Service) UpdateMessage(ctx context.Context, orgID, chatID, id string, in MessagePatch) (m Message, err error) {
+	p := Problems{}
 	if in.Status != nil && !slices.Contains(RunStatuses, *in.Status) {
-		return m, Invalid("status", "must be one of "+strings.Join(RunStatuses, ", "))
+		p.Add("status", "must be one of "+strings.Join(RunStatuses, ", "))
+	}
+	if in.Messages != nil {
+		validateTurns(p, in.Messages)
+	}
+	validateUsage(p, "usage", in.Usage)
+	if err := p.Err(); err != nil {
+		return m, err
 	}
 	err = s.Store.Write(ctx, func(tx Tx) error {
 		if m, err = tx.GetMessage(orgID, chatID, id); err != nil {
+			return err
+		}
+		if err := checkMessageRefs(tx, orgID, chatID, nil, in.Messages); err != nil {
 			return err
 		}
 		if in.Status != nil {

@@ -93,7 +93,12 @@ var subdomainPattern = regexp.MustCompile(`^[a-z0-9-]+$`)
 // stateLifetime bounds how long a user may take at the provider.
 const stateLifetime = time.Hour
 
+// oauthProvider checks type and subdomain, each on its own, so that one 400 names both, and
+// answers the provider with the subdomain filled in.
 func (s *Service) oauthProvider(p Problems, typ, sub string) (OAuthProvider, bool) {
+	if sub != "" && !subdomainPattern.MatchString(sub) {
+		p.Add("subdomain", "must match ^[a-z0-9-]+$")
+	}
 	if !slices.Contains(ConnectionTypes, typ) {
 		p.Add("type", "must be a connection type")
 		return OAuthProvider{}, false
@@ -102,9 +107,6 @@ func (s *Service) oauthProvider(p Problems, typ, sub string) (OAuthProvider, boo
 	if !ok {
 		p.Add("type", "no OAuth provider is configured for "+typ+" (oauth.providers."+typ+")")
 		return OAuthProvider{}, false
-	}
-	if sub != "" && !subdomainPattern.MatchString(sub) {
-		p.Add("subdomain", "must match ^[a-z0-9-]+$")
 	}
 	return prov.WithSubdomain(sub), true
 }
@@ -156,8 +158,8 @@ func (s *Service) ValidateOAuth(ctx context.Context, c Caller, in OAuthValidateI
 	if q.Get("code") == "" {
 		return OAuthResult{}, Invalid("validation_url", "carries no code")
 	}
-	if !s.validState(q.Get("state"), c.OrgID, in.Type) {
-		return OAuthResult{}, Invalid("validation_url", "its state was not issued by this server for this organization and type, or has expired")
+	if err := s.spendState(ctx, q.Get("state"), c.OrgID, in.Type); err != nil {
+		return OAuthResult{}, err
 	}
 	redirect := *u
 	redirect.RawQuery, redirect.Fragment = "", ""
@@ -168,14 +170,28 @@ func (s *Service) ValidateOAuth(ctx context.Context, c Caller, in OAuthValidateI
 	return oauthResult(tok, user, prov, in.Subdomain, s.Clock.Now()), nil
 }
 
-func (s *Service) validState(state, orgID, typ string) bool {
+// spendState checks that a state was issued by this server for this organization and type
+// within the hour, and spends it: a state answers one validation, whatever its outcome at the
+// provider, so a leaked redirect URL cannot be replayed.
+func (s *Service) spendState(ctx context.Context, state, orgID, typ string) error {
 	payload, ok := s.Tokens.Verify("oauth", state)
 	parts := strings.Split(payload, "|")
-	if !ok || len(parts) != 4 || parts[0] != orgID || parts[1] != typ {
-		return false
+	var issued int64
+	var err error
+	if ok && len(parts) == 4 && parts[0] == orgID && parts[1] == typ {
+		issued, err = strconv.ParseInt(parts[2], 10, 64)
 	}
-	issued, err := strconv.ParseInt(parts[2], 10, 64)
-	return err == nil && s.Clock.Now().Sub(time.Unix(issued, 0)) <= stateLifetime
+	expires := time.Unix(issued, 0).Add(stateLifetime)
+	if !ok || len(parts) != 4 || parts[0] != orgID || parts[1] != typ || err != nil || s.Clock.Now().After(expires) {
+		return Invalid("validation_url", "its state was not issued by this server for this organization and type, or has expired")
+	}
+	return s.Store.Write(ctx, func(tx Tx) error {
+		fresh, err := tx.SpendOAuthState(payload, At(expires), s.now())
+		if err == nil && !fresh {
+			err = Invalid("validation_url", "its state was already used: start the authorization again")
+		}
+		return err
+	})
 }
 
 func oauthResult(tok OAuthToken, user OAuthUser, prov OAuthProvider, sub string, now time.Time) OAuthResult {

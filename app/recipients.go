@@ -101,6 +101,11 @@ type RecipientTx interface {
 	// ContactOptedOut tells whether a contact is unsubscribed or blocked; a contact that is
 	// gone counts as opted out. The sender asks once per recipient.
 	ContactOptedOut(orgID, contactID string) (bool, error)
+	// RecipientOwner answers the contact that owns the recipient's address now ("" when
+	// none): its own contact while it exists, else one with a channel of that address.
+	RecipientOwner(r Recipient) (string, error)
+	// SkipCandidates reads the SENDING recipients of a broadcast that skipReason may skip.
+	SkipCandidates(broadcastID string) ([]Recipient, error)
 	// RecipientProgress tells whether any of a broadcast's recipients is still SENDING
 	// (pending > 0, not necessarily their number); when none is, failed and total count the
 	// recipients that failed and all of them.
@@ -203,6 +208,9 @@ func (s *Service) RecordRecipientEvent(ctx context.Context, orgID, id string, in
 		if err != nil || !fresh {
 			return err
 		}
+		if r.ContactID, err = tx.RecipientOwner(r); err != nil {
+			return err
+		}
 		if err := s.applyRecipientEvent(tx, r, in); err != nil {
 			return err
 		}
@@ -273,7 +281,8 @@ func (s *Service) bounceOrComplaint(tx Tx, r Recipient, in RecipientEventInput, 
 	return s.settle(tx, r, msgID, nil, now)
 }
 
-// unsubscribeRecipient opts the recipient's contact out and flags the recipient.
+// unsubscribeRecipient opts the recipient's contact out and flags the recipient. r.ContactID
+// is the address's owner now (RecipientOwner), not necessarily the contact it was sent to.
 func (s *Service) unsubscribeRecipient(tx Tx, r Recipient, reason string) error {
 	now := s.now()
 	if _, err := tx.SetRecipientFlag(r.ID, "unsubscribed", now, now); err != nil {
@@ -321,6 +330,9 @@ func (s *Service) UnsubscribeByToken(ctx context.Context, token string) error {
 	return s.Store.Write(ctx, func(tx Tx) error {
 		r, err := tx.FindRecipient(id)
 		if err != nil {
+			return err
+		}
+		if r.ContactID, err = tx.RecipientOwner(r); err != nil {
 			return err
 		}
 		return s.unsubscribeRecipient(tx, r, ReasonUnsubscribeLink)

@@ -48,7 +48,7 @@ func (s *Service) ClaimRecipients(ctx context.Context, room ClaimRoom) (rs []Rec
 
 // sendPlan is what to do with one recipient.
 type sendPlan struct {
-	skip       string // "suppressed", "opted out" or ""
+	skip       string // skipSuppressed, skipOptedOut or ""
 	failure    string
 	email      *OutboundEmail
 	broadcast  Broadcast
@@ -65,7 +65,7 @@ func (s *Service) ProcessRecipient(ctx context.Context, r Recipient) error {
 	}
 	switch {
 	case plan.skip != "":
-		return s.skipRecipient(ctx, r, plan.skip == "suppressed")
+		return s.skipRecipient(ctx, r, plan.skip)
 	case plan.failure != "":
 		return s.recordSend(ctx, r, nil, plan.failure)
 	case plan.email != nil:
@@ -91,16 +91,7 @@ func (s *Service) planRecipient(ctx context.Context, r Recipient) (p sendPlan, e
 		if p.broadcast, err = tx.GetBroadcastContent(r.OrgID, r.BroadcastID); err != nil {
 			return err
 		}
-		if r.Email != nil {
-			suppressed, err := tx.IsSuppressed(r.OrgID, *r.Email)
-			if err != nil || suppressed {
-				p.skip = "suppressed"
-				return err
-			}
-		}
-		optedOut, err := tx.ContactOptedOut(r.OrgID, r.ContactID)
-		if err != nil || optedOut {
-			p.skip = "opted out"
+		if p.skip, err = skipReason(tx, r); err != nil || p.skip != "" {
 			return err
 		}
 		switch r.IntegrationID {
@@ -166,23 +157,74 @@ func (s *Service) composeFor(r Recipient, b Broadcast, id EmailIdentity, d Domai
 	return e
 }
 
-func (s *Service) skipRecipient(ctx context.Context, r Recipient, suppressed bool) error {
-	return s.Store.Write(ctx, func(tx Tx) error {
-		now := s.now()
-		if _, err := tx.SetRecipientFlag(r.ID, "skipped", now, now); err != nil {
+// Skip reasons.
+const (
+	skipSuppressed = "suppressed"
+	skipOptedOut   = "opted out"
+)
+
+// skipReason applies the rules that keep a recipient from being sent to, the same for every
+// integration: the address is on the suppression list, or the contact is unsubscribed,
+// blocked or gone. "" means send.
+func skipReason(tx Tx, r Recipient) (string, error) {
+	if r.Email != nil {
+		suppressed, err := tx.IsSuppressed(r.OrgID, *r.Email)
+		if err != nil || suppressed {
+			return skipSuppressed, err
+		}
+	}
+	optedOut, err := tx.ContactOptedOut(r.OrgID, r.ContactID)
+	if err != nil || optedOut {
+		return skipOptedOut, err
+	}
+	return "", nil
+}
+
+func (s *Service) skipRecipient(ctx context.Context, r Recipient, reason string) error {
+	return s.Store.Write(ctx, func(tx Tx) error { return s.skipIn(tx, r, reason) })
+}
+
+// skipIn gives a recipient the outcome skipped; a suppressed address fires
+// broadcast.suppressed, naming the contact that owns the address now, if any.
+func (s *Service) skipIn(tx Tx, r Recipient, reason string) error {
+	now := s.now()
+	if _, err := tx.SetRecipientFlag(r.ID, "skipped", now, now); err != nil {
+		return err
+	}
+	if reason == skipSuppressed {
+		data := map[string]any{"email": r.Email, "message_id": nil, "reason": "suppressed"}
+		owner, err := tx.RecipientOwner(r)
+		if err != nil {
 			return err
 		}
-		if suppressed {
-			data := map[string]any{"email": r.Email, "message_id": nil, "reason": "suppressed"}
-			if r.ContactID != "" {
-				data["contact_id"] = r.ContactID
-			}
-			if _, err := s.Emit(tx, r.OrgID, EventBroadcastSuppressed, data); err != nil {
-				return err
-			}
+		if owner != "" {
+			data["contact_id"] = owner
 		}
-		return s.settle(tx, r, nil, nil, now)
-	})
+		if _, err := s.Emit(tx, r.OrgID, EventBroadcastSuppressed, data); err != nil {
+			return err
+		}
+	}
+	return s.settle(tx, r, nil, nil, now)
+}
+
+// skipAtHandOver applies the skip rules to a broadcast whose sending integration is the
+// customer's own (custom): the moment it is created is the moment it is handed over, so the
+// recipients left SENDING are exactly those the customer's system may send to.
+func (s *Service) skipAtHandOver(tx Tx, b Broadcast) error {
+	rs, err := tx.SkipCandidates(b.ID)
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		reason, err := skipReason(tx, r)
+		if err == nil && reason != "" {
+			err = s.skipIn(tx, r, reason)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // FailRecipient settles a claimed recipient as failed with reason (the sender uses it when

@@ -85,7 +85,7 @@ func NewService(store Store, clock Clock, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{Store: store, Clock: clock, Log: log}
+	return &Service{Store: checkedStore{store}, Clock: clock, Log: log}
 }
 
 func (s *Service) now() Time { return At(s.Clock.Now()) }

@@ -59,8 +59,9 @@ func (s *Service) AddSuppression(ctx context.Context, orgID string, in Suppressi
 
 // ListSuppressions lists the suppression list, newest first; search matches the address.
 func (s *Service) ListSuppressions(ctx context.Context, orgID, search string, pg Page) (l List[Suppression], err error) {
-	if CharCount(search) > 256 {
-		return l, Invalid("search", "must be at most 256 characters")
+	p := Problems{}
+	if validateSearch(p, search, false); len(p) > 0 {
+		return l, p.Err()
 	}
 	err = s.Store.Read(ctx, func(tx Tx) error {
 		l.Items, l.Total, err = tx.ListSuppressions(orgID, search, pg)

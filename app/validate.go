@@ -51,3 +51,50 @@ func headerSafeProblem(p Problems, field, value string) {
 		p.Add(field, "must not contain control characters (line breaks, tabs)")
 	}
 }
+
+// SearchTerms splits a search into the words every search route looks for. Spaces and
+// control characters separate words: a full-text query quotes each word (so FTS5 operators
+// such as AND, NEAR( or * are plain words), and FTS5 would read a NUL inside a quoted word
+// as its end.
+func SearchTerms(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
+}
+
+// maxSearch bounds every search parameter, in characters.
+const maxSearch = 256
+
+// validateSearch checks the search parameter of a route: at most 256 characters and, when
+// given, at least one word. A search of only whitespace is refused rather than read as "no
+// filter" (which would answer everything) or handed to FTS5 as an empty query.
+func validateSearch(p Problems, s string, required bool) {
+	switch {
+	case CharCount(s) > maxSearch:
+		p.Add("search", "must be at most 256 characters")
+	case s == "" && required:
+		p.Add("search", "is required")
+	case s != "" && len(SearchTerms(s)) == 0:
+		p.Add("search", "must hold a word, not only spaces")
+	}
+}
+
+// PhoneDigits answers the digits of a search that is a phone number, written any way
+// ("5551234567", "+1 (555) 123-4567", "555 123"): only digits, spaces and + ( ) - . with at
+// least 3 digits. Otherwise "": a search with words in it is words. Every search that
+// looks at phones (contacts list, inbox) matches these digits inside a channel's normalized
+// phone, so one rule finds "+1 555 123 4567" from "5551234567" everywhere.
+func PhoneDigits(search string) string {
+	var b strings.Builder
+	for _, r := range search {
+		switch {
+		case r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case strings.ContainsRune(" +()-.", r):
+		default:
+			return ""
+		}
+	}
+	if b.Len() < 3 {
+		return ""
+	}
+	return b.String()
+}

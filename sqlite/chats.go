@@ -225,3 +225,22 @@ func (t *Tx) ChatOnChannel(orgID, channelID string) (string, error) {
 		orgID, channelID).Scan(&id)
 	return id, one(err, "chat")
 }
+
+// ChatsAssignedTo answers the ids of the organization's chats assigned to a member
+// (index chats_by_assignee).
+func (t *Tx) ChatsAssignedTo(orgID, memberID string) ([]string, error) {
+	rows, err := t.query(`SELECT id FROM chats WHERE org_id = ? AND assigned_user_id = ? ORDER BY id`, orgID, memberID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, mapErr(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, mapErr(rows.Err())
+}

@@ -73,3 +73,18 @@ func (t *Tx) ListConnections(orgID, typ string, p app.Page) ([]app.Connection, i
 	}
 	return out, total, mapErr(rows.Err())
 }
+
+// SpendOAuthState marks a state used, once: the primary key decides between concurrent
+// validations of one state.
+func (t *Tx) SpendOAuthState(state string, expiresAt, now app.Time) (bool, error) {
+	if _, err := t.exec(`DELETE FROM oauth_states_used WHERE expires_at < ?`, now); err != nil {
+		return false, err
+	}
+	res, err := t.exec(`INSERT INTO oauth_states_used (state, expires_at) VALUES (?, ?) ON CONFLICT (state) DO NOTHING`,
+		state, expiresAt)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}

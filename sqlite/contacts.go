@@ -51,15 +51,7 @@ func likePattern(s string) string {
 
 // ListContacts lists one page of contacts matching the filter, oldest first.
 func (t *Tx) ListContacts(orgID string, f app.ContactFilter, p app.Page) ([]app.Contact, int, error) {
-	digits := ""
-	if d := strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return r
-		}
-		return -1
-	}, f.Search); len(d) >= 3 {
-		digits = likePattern(d)
-	}
+	digits := likePattern(app.PhoneDigits(f.Search))
 	where := `c.org_id = ?1
 		AND (?2 = '' OR c.name LIKE ?2 ESCAPE '\' OR EXISTS (SELECT 1 FROM contact_channels ch WHERE ch.contact_id = c.id
 			AND (ch.email LIKE ?2 ESCAPE '\' OR ch.phone LIKE ?2 ESCAPE '\' OR ch.username LIKE ?2 ESCAPE '\'
@@ -182,6 +174,11 @@ func (t *Tx) UpdateContact(c app.Contact) error {
 
 // DeleteContact removes a contact; channels, notes, memories and memberships cascade.
 func (t *Tx) DeleteContact(orgID, id string) error {
+	// The broadcast recipients stay (they are the record of what was sent) but no longer
+	// name the contact: a later bounce must not point at a contact that is gone.
+	if _, err := t.exec(`UPDATE broadcast_recipients SET contact_id = NULL WHERE contact_id = ? AND org_id = ?`, id, orgID); err != nil {
+		return err
+	}
 	return t.execOne("contact", `DELETE FROM contacts WHERE org_id = ? AND id = ?`, orgID, id)
 }
 
@@ -227,6 +224,11 @@ func (t *Tx) MoveContactChildren(orgID, from, to string) (app.MergeCounts, error
 			AND segment_id NOT IN (SELECT segment_id FROM segment_members WHERE contact_id = ?3)
 			AND ?1 = ?1`},
 		{&n.Chats, `UPDATE chats SET contact_id = ?3 WHERE org_id = ?1 AND contact_id = ?2`},
+	}
+	// Broadcast recipients follow their contact too (not counted: the spec's moves name the
+	// contact's own children), so a bounce on the old address reaches the contact that owns it.
+	if _, err := t.exec(`UPDATE broadcast_recipients SET contact_id = ?3 WHERE contact_id = ?2 AND org_id = ?1`, orgID, from, to); err != nil {
+		return n, err
 	}
 	for _, m := range moves {
 		res, err := t.exec(m.query, orgID, from, to)

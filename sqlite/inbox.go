@@ -2,17 +2,16 @@ package sqlite
 
 import (
 	"strings"
-	"unicode"
 
 	"wsapi/app"
 )
 
-// ftsQuery turns free text into an FTS5 query: every word must appear, as a prefix, with
-// FTS syntax characters taken literally. Control characters separate words: FTS5 reads a NUL
-// inside a quoted string as its end ("unterminated string").
+// ftsQuery turns free text into an FTS5 query: every word (app.SearchTerms) must appear, as
+// a prefix, quoted so that FTS syntax characters and operators are taken literally. Every
+// MATCH of the store goes through here.
 func ftsQuery(s string) string {
 	var terms []string
-	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+	for _, w := range app.SearchTerms(s) {
 		terms = append(terms, `"`+strings.ReplaceAll(w, `"`, `""`)+`"*`)
 	}
 	return strings.Join(terms, " ")

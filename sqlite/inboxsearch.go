@@ -16,7 +16,7 @@ import (
 // chat seqs in inbox order from the inbox index), and intersected in Go with a bitmap; only
 // the page's chats are then loaded.
 func (t *Tx) listInboxSearch(orgID, q string, f app.InboxFilter, after *app.InboxCursor, offset, limit, total int) ([]app.Chat, int, error) {
-	hits, err := t.searchHits(q)
+	hits, err := t.searchHits(orgID, q, app.PhoneDigits(f.Search))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -129,16 +129,22 @@ func (s seqSet) has(seq int64) bool {
 
 // searchHits answers the chats whose messages, title or contact match the FTS query: a
 // message's rowid is (chat seq << 32) | message seq (migration 00008), a chat's meta rowid is
-// its seq. Hits of every organization; the caller's filters keep its own.
-func (t *Tx) searchHits(q string) (seqSet, error) {
-	var messages, meta string
+// its seq. Hits of every organization; the caller's filters keep its own. A search that is
+// a phone number (digits, app.PhoneDigits) also finds the organization's chats whose channel
+// phone holds those digits anywhere, as the contacts list does: the FTS index only has
+// whole digit groups, so "5551234567" would miss "+1 555 123 4567".
+func (t *Tx) searchHits(orgID, q, digits string) (seqSet, error) {
+	var messages, meta, phones string
 	err := t.row(`SELECT (SELECT COALESCE(group_concat(rowid >> 32), '') FROM chat_message_fts WHERE chat_message_fts MATCH ?1),
-		(SELECT COALESCE(group_concat(rowid), '') FROM chat_meta_fts WHERE chat_meta_fts MATCH ?1)`, q).Scan(&messages, &meta)
+		(SELECT COALESCE(group_concat(rowid), '') FROM chat_meta_fts WHERE chat_meta_fts MATCH ?1),
+		(SELECT COALESCE(group_concat(c.seq), '') FROM contact_channels ch JOIN chats c ON c.contact_channel_id = ch.id
+			WHERE ?3 <> '' AND ch.org_id = ?2 AND ch.phone_norm <> '' AND ch.phone_norm LIKE ?3 ESCAPE '\')`,
+		q, orgID, likePattern(digits)).Scan(&messages, &meta, &phones)
 	if err != nil {
 		return nil, mapErr(err)
 	}
 	var set seqSet
-	for _, list := range []string{messages, meta} {
+	for _, list := range []string{messages, meta, phones} {
 		_, err := eachSeq(list, func(seq int64) bool {
 			if w := int(seq >> 6); w >= len(set) {
 				set = append(set, make(seqSet, w+1-len(set))...)

@@ -216,6 +216,41 @@ func (t *Tx) ContactOptedOut(orgID, contactID string) (bool, error) {
 	return out, mapErr(err)
 }
 
+// RecipientOwner answers the contact that owns a recipient's address now: its own contact
+// while it exists (merges carry recipients along), else the oldest contact of the
+// organization with a channel of that email, else of that phone; "" when none does.
+func (t *Tx) RecipientOwner(r app.Recipient) (string, error) {
+	var email, phone string
+	if r.Email != nil {
+		email = app.NormalizeEmail(*r.Email)
+	}
+	if r.Phone != nil {
+		phone = app.NormalizePhone(*r.Phone)
+	}
+	var id string
+	err := t.row(`SELECT id FROM (
+			SELECT id, 0 AS k, '' AS at FROM contacts WHERE org_id = ?1 AND id = ?2
+			UNION ALL SELECT * FROM (SELECT contact_id, 1, created_at FROM contact_channels
+				WHERE org_id = ?1 AND email_norm = ?3 AND ?3 <> '' ORDER BY created_at, id LIMIT 1)
+			UNION ALL SELECT * FROM (SELECT contact_id, 2, created_at FROM contact_channels
+				WHERE org_id = ?1 AND phone_norm = ?4 AND ?4 <> '' ORDER BY created_at, id LIMIT 1)
+		) ORDER BY k LIMIT 1`, r.OrgID, r.ContactID, email, phone).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return id, mapErr(err)
+}
+
+// SkipCandidates reads the SENDING recipients of a broadcast that the skip rules may take:
+// a suppressed address, or a contact that is unsubscribed, blocked or gone. The service
+// decides on each (app.skipReason), so the rules stay in one place; this only narrows.
+func (t *Tx) SkipCandidates(broadcastID string) ([]app.Recipient, error) {
+	return t.loadRecipients(false, `SELECT `+recipientColumns+recipientFrom+` WHERE r.broadcast_id = ? AND r.status = 'SENDING'
+		AND (EXISTS (SELECT 1 FROM suppressions s WHERE s.org_id = r.org_id AND s.email = lower(r.email))
+			OR NOT EXISTS (SELECT 1 FROM contacts c WHERE c.id = r.contact_id AND c.org_id = r.org_id AND NOT c.blocked AND NOT c.unsubscribed))
+		ORDER BY r.created_at, r.rowid`, broadcastID)
+}
+
 // RecipientProgress runs after every outcome. While any recipient is SENDING it answers
 // pending 1 from the index alone; the counts over all recipients are made once, at the end.
 func (t *Tx) RecipientProgress(broadcastID string) (pending, failed, total int, err error) {

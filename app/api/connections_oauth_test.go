@@ -152,9 +152,10 @@ func TestOAuthAuthorizeAndValidate(t *testing.T) {
 	if p.tokenCalls.Load() != 1 || p.userCalls.Load() != 1 || p.lastTenant.Load() != "acme" {
 		t.Fatalf("provider saw %d token and %d user calls (tenant %v)", p.tokenCalls.Load(), p.userCalls.Load(), p.lastTenant.Load())
 	}
-	// A state stays good for an hour, and a second exchange with it is up to the provider.
+	// A state stays good for an hour, for one validation (TestOAuthStateIsSingleUse).
+	later := cnAuthorize(e, e.AdminKey, "HUBSPOT")
 	e.Clock.Advance(59 * time.Minute)
-	cnValidate(e, e.AdminKey, "HUBSPOT", url.Values{"code": {"good-code"}, "state": {a["state"].(string)}}, "acme").Expect(200)
+	cnValidate(e, e.AdminKey, "HUBSPOT", url.Values{"code": {"good-code"}, "state": {later}}, "acme").Expect(200)
 }
 
 func TestOAuthValidateErrors(t *testing.T) {
@@ -202,13 +203,16 @@ func TestOAuthValidateErrors(t *testing.T) {
 	if !strings.Contains(string(res.Body), "401") {
 		t.Fatalf("user-info failure %s", res.Body)
 	}
-	// A redirect that is not the one the code was issued for: the provider says so.
+	// A redirect that is not the one the code was issued for: the provider says so. (Each
+	// validation that reaches the provider spends its state: these take fresh ones.)
+	good.Set("state", cnAuthorize(e, e.AdminKey, "HUBSPOT"))
 	res = e.Do("POST", "/orgs/c/connections/oauth/validate", e.AdminKey, map[string]any{"type": "HUBSPOT", "subdomain": "acme",
 		"validation_url": "https://evil.example.test/cb?" + good.Encode()}).ExpectError(400, "invalid_argument")
 	if !strings.Contains(string(res.Body), "redirect_uri mismatch") {
 		t.Fatalf("redirect mismatch %s", res.Body)
 	}
 	// Two hours later the state has expired.
+	good.Set("state", cnAuthorize(e, e.AdminKey, "HUBSPOT"))
 	e.Clock.Advance(2 * time.Hour)
 	cnValidate(e, e.AdminKey, "HUBSPOT", good, "acme").ExpectError(400, "invalid_argument", "validation_url")
 }

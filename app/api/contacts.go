@@ -7,17 +7,19 @@ import (
 	"wsapi/app"
 )
 
-// boolQuery reads an optional true/false query parameter.
-func boolQuery(rq *Request, name string) (*bool, error) {
+// boolQuery reads an optional true/false query parameter; a bad value is recorded as a
+// problem of the request (nil here), named with every other.
+func boolQuery(rq *Request, name string) *bool {
 	v := rq.R.URL.Query().Get(name)
 	if v == "" {
-		return nil, nil
+		return nil
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return nil, app.Invalid(name, "must be true or false")
+		rq.invalid(name, "must be true or false")
+		return nil
 	}
-	return &b, nil
+	return &b
 }
 
 func (s *Server) listContacts(rq *Request) error {
@@ -27,12 +29,7 @@ func (s *Server) listContacts(rq *Request) error {
 	}
 	q := rq.R.URL.Query()
 	f := app.ContactFilter{Search: q.Get("search"), SegmentID: q.Get("segment_id")}
-	if f.Blocked, err = boolQuery(rq, "blocked"); err != nil {
-		return err
-	}
-	if f.Unsubscribed, err = boolQuery(rq, "unsubscribed"); err != nil {
-		return err
-	}
+	f.Blocked, f.Unsubscribed = boolQuery(rq, "blocked"), boolQuery(rq, "unsubscribed")
 	l, err := s.svc.ListContacts(rq.Ctx(), rq.Org(), f, pg)
 	if err != nil {
 		return err

@@ -13,8 +13,8 @@ import (
 	"wsapi/cli"
 )
 
-// TestErrorBodyShape: every error is {"error": {"code", "message", "fields"?}} as JSON, and
-// nothing else.
+// TestErrorBodyShape: every error is {"error": {"code", "message", "fields"}} as JSON, and
+// nothing else; fields is {} when no field is at fault.
 func TestErrorBodyShape(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
@@ -55,11 +55,9 @@ func TestErrorBodyShape(t *testing.T) {
 					t.Errorf("unexpected error member %q", k)
 				}
 			}
-			if f, ok := raw["error"]["fields"]; ok {
-				var fields map[string]string
-				if err := json.Unmarshal(f, &fields); err != nil || len(fields) == 0 {
-					t.Errorf("fields %s: want an object of strings", f)
-				}
+			var fields map[string]string
+			if err := json.Unmarshal(raw["error"]["fields"], &fields); err != nil || fields == nil || (len(fields) == 0) != (len(tc.fields) == 0) {
+				t.Errorf("fields %s: want an object of strings, {} when no field is named", raw["error"]["fields"])
 			}
 		})
 	}

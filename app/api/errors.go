@@ -51,7 +51,17 @@ type errorBody struct {
 type errorDetail struct {
 	Code    app.Code          `json:"code"`
 	Message string            `json:"message"`
-	Fields  map[string]string `json:"fields,omitempty"`
+	Fields  map[string]string `json:"fields"`
+}
+
+// errorBodyOf is the one place an error body is made: fields is always an object ({} when
+// no field is at fault), so clients never test for its presence.
+func errorBodyOf(e *app.Error) errorBody {
+	fields := e.Fields
+	if fields == nil {
+		fields = map[string]string{}
+	}
+	return errorBody{Error: errorDetail{Code: e.Code, Message: e.Message, Fields: fields}}
 }
 
 // writeError answers err in the error format. An error that is not an *app.Error is a 500
@@ -66,7 +76,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if e.Code == app.CodeUnauthenticated {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
 	}
-	writeJSON(w, statusOf(e.Code), errorBody{Error: errorDetail{Code: e.Code, Message: e.Message, Fields: e.Fields}})
+	writeJSON(w, statusOf(e.Code), errorBodyOf(e))
 }
 
 func logFrom(r *http.Request) *slog.Logger {

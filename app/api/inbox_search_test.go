@@ -76,8 +76,12 @@ func TestInboxSearch(t *testing.T) {
 	// FTS5 syntax is taken literally: never an error, never an operator.
 	for _, s := range []string{`"`, `""`, `*`, `(`, `)`, `NEAR`, `NEAR(invoice wrong)`, `invoice OR refund`, `invoice AND`,
 		`NOT invoice`, `-invoice`, `^invoice`, `invoice:`, `title:billing`, `text:invoice`, `{text}: invoice`, `invoice*`,
-		`a"b`, `'`, `\`, `%`, `_`, "\x00", "a\x00b", "\xff", `" OR "" = "`, strings.Repeat("(", 256)} {
+		`a"b`, `'`, `\`, `%`, `_`, "a\x00b", "\xff", `" OR "" = "`, strings.Repeat("(", 256)} {
 		e.Do("GET", "/orgs/c/inbox?"+chQ("search", s), k, nil).Expect(200)
+	}
+	// A search without a word is refused, not read as "no filter".
+	for _, s := range []string{" ", "\t", "\x00", " \x00\n"} {
+		e.Do("GET", "/orgs/c/inbox?"+chQ("search", s), k, nil).ExpectError(400, "invalid_argument", "search")
 	}
 	chSameList(t, "OR is a word", chInbox(e, k, chQ("search", "invoice OR refund")), []string{})
 	chSameList(t, "NEAR is a word", chInbox(e, k, chQ("search", "NEAR total")), []string{c1})

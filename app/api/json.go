@@ -14,7 +14,7 @@ import (
 	"wsapi/app"
 )
 
-var internalErrorBody, _ = app.EncodeJSON(errorBody{Error: errorDetail{Code: errInternalReply.Code, Message: errInternalReply.Message}})
+var internalErrorBody, _ = app.EncodeJSON(errorBodyOf(errInternalReply))
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := app.EncodeJSON(v)

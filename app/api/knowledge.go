@@ -99,11 +99,11 @@ func (s *Server) searchKnowledge(rq *Request) error {
 	q := rq.R.URL.Query()
 	limit := 10
 	if v := q.Get("take"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > app.MaxTake {
-			return app.Invalid("take", "must be a whole number from 1 to 100")
+		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > app.MaxTake {
+			rq.invalid("take", "must be a whole number from 1 to 100")
+		} else {
+			limit = n
 		}
-		limit = n
 	}
 	cs, err := s.svc.SearchKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), q.Get("search"), limit)
 	if err != nil {

@@ -13,26 +13,26 @@ import (
 const maxPage = math.MaxInt32
 
 // pageOf reads page (>= 1, default 1) and take (1..100, default 100). Out of range is a 400,
-// never silently cut.
-func pageOf(r *http.Request) (app.Page, error) {
+// never silently cut; a bad value leaves its default in the page.
+func pageOf(r *http.Request) (app.Page, app.Problems) {
 	p := app.Page{Page: 1, Take: app.MaxTake}
 	q := r.URL.Query()
 	problems := app.Problems{}
 	if v := q.Get("page"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxPage {
+		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > maxPage {
 			problems.Add("page", "must be a whole number from 1 to "+strconv.Itoa(maxPage))
+		} else {
+			p.Page = n
 		}
-		p.Page = n
 	}
 	if v := q.Get("take"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > app.MaxTake {
+		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > app.MaxTake {
 			problems.Add("take", "must be a whole number from 1 to 100")
+		} else {
+			p.Take = n
 		}
-		p.Take = n
 	}
-	return p, problems.Err()
+	return p, problems
 }
 
 // writeList answers one page with the four pagination headers.

@@ -94,6 +94,10 @@ type Request struct {
 	Caller app.Caller
 	params map[string]string
 	server *Server
+	// problems are what the handler found wrong in the query parameters it reads itself
+	// (page, take, flags). They ride in the context to the service, which adds its own
+	// fields' problems, so that one 400 names them all (see app/inputcheck.go).
+	problems app.Problems
 }
 
 // Param is a path parameter by the name the route table gives it.
@@ -120,19 +124,31 @@ func (rq *Request) NoContent() error {
 	return nil
 }
 
-// Page reads page and take.
-func (rq *Request) Page() (app.Page, error) { return pageOf(rq.R) }
+// Page reads page and take. Their problems are recorded (invalid, below) rather than
+// returned, so the service still validates its own fields; the error is always nil.
+func (rq *Request) Page() (app.Page, error) {
+	p, problems := pageOf(rq.R)
+	for f, why := range problems {
+		rq.invalid(f, why)
+	}
+	return p, nil
+}
+
+// invalid records a problem of a query parameter; the request then fails with a 400 that
+// names it beside the service's own problems, and the service reaches no data.
+func (rq *Request) invalid(field, why string) { rq.problems.Add(field, why) }
 
 // serveRoute runs the per-route steps: authenticate, resolve the organization, check the
 // permission, then the handler; any error is written in one place.
 func (s *Server) serveRoute(rt *route, w http.ResponseWriter, r *http.Request, params map[string]string) {
-	rq := &Request{W: w, R: r, params: params, server: s}
+	rq := &Request{W: w, R: r, params: params, server: s, problems: app.Problems{}}
 	setRoute(r, rt.path)
 	if err := s.authorize(rt, rq); err != nil {
 		writeError(w, r, err)
 		return
 	}
-	if err := rt.handle(rq); err != nil {
+	rq.R = r.WithContext(app.WithInputProblems(r.Context(), rq.problems))
+	if err := app.JoinProblems(rt.handle(rq), rq.problems); err != nil {
 		writeError(w, r, err)
 	}
 }

@@ -1,0 +1,81 @@
+package app
+
+import "math"
+
+// maxTokens bounds every usage counter: far above any real count, far below the floats
+// (1e308) that would overflow sums and costs.
+const maxTokens = 1e12
+
+// validateTurns checks the turns of a message as POST and PATCH give them: at least one,
+// each (null included, which decodes as an empty turn) with a role and parts with a type;
+// an audio part carries the audio object of a file (checkMessageRefs finds it).
+func validateTurns(p Problems, turns []Turn) {
+	if len(turns) == 0 {
+		p.Add("messages", "must hold at least one {role, parts}")
+	}
+	for i, t := range turns {
+		at := "messages[" + itoa(i) + "]"
+		if t.Role == "" {
+			p.Add(at+".role", "is required")
+		} else if CharCount(t.Role) > 64 {
+			p.Add(at+".role", "must be at most 64 characters")
+		}
+		for j, part := range t.Parts {
+			pt := at + ".parts[" + itoa(j) + "]"
+			if part.Type == "" {
+				p.Add(pt+".type", "is required")
+			}
+			if part.Type == "audio" && (part.Audio == nil || part.Audio.ID == "") {
+				p.Add(pt+".audio", "an audio part names its file: {id} of a file of this chat")
+			}
+		}
+	}
+}
+
+// validateUsage checks the six counters of a usage and of each of its turns.
+func validateUsage(p Problems, field string, u *Usage) {
+	if u == nil {
+		return
+	}
+	validateCounters(p, field, u.UsageCounter)
+	for i, t := range u.Turns {
+		validateCounters(p, field+".turns["+itoa(i)+"]", t)
+	}
+}
+
+func validateCounters(p Problems, field string, c UsageCounter) {
+	for name, v := range map[string]float64{"input_tokens": c.InputTokens, "output_tokens": c.OutputTokens,
+		"total_tokens": c.TotalTokens, "reasoning_tokens": c.ReasoningTokens,
+		"input_tokens_cache_read": c.InputTokensCacheRead, "input_tokens_cache_write": c.InputTokensCacheWrite} {
+		if v < 0 || v > maxTokens || math.IsNaN(v) {
+			p.Add(field+"."+name, "must be a number from 0 to 1e12")
+		}
+	}
+}
+
+// checkMessageRefs resolves what a message refers to inside the organization: its broadcast,
+// and the file of each audio part (of this chat), whose stored description replaces the one
+// given, so a part cannot point at another file or URL. Another organization's broadcast or
+// file is not found (404), like any of its objects.
+func checkMessageRefs(tx Tx, orgID, chatID string, broadcastID *string, turns []Turn) error {
+	if broadcastID != nil {
+		if _, err := tx.GetBroadcastContent(orgID, *broadcastID); err != nil {
+			return err
+		}
+	}
+	for i := range turns {
+		for j := range turns[i].Parts {
+			part := &turns[i].Parts[j]
+			if part.Type != "audio" || part.Audio == nil {
+				continue
+			}
+			f, err := tx.GetFile(orgID, chatID, part.Audio.ID)
+			if err != nil {
+				return err
+			}
+			a := f.Audio
+			part.Audio = &a
+		}
+	}
+	return nil
+}

@@ -93,7 +93,7 @@ func (s *Service) mediaEvent(ctx context.Context, c Caller, chatID string, in Ch
 	err := s.Store.Write(ctx, func(tx Tx) (err error) {
 		m, err = tx.InFlightMessage(c.OrgID, chatID)
 		if IsNotFound(err) {
-			m, err = s.addMessage(tx, c.OrgID, c.Member.ID, chatID, MessageInput{Role: "user", Status: "RUNNING",
+			m, _, err = s.addMessage(tx, c.OrgID, c.Member.ID, chatID, MessageInput{Role: "user", Status: "RUNNING",
 				Messages: []Turn{{Role: "user", Parts: []Part{}}}})
 		}
 		if err != nil {

@@ -42,6 +42,7 @@ type Tx interface {
 	SuppressionTx
 	KnowledgeTx
 	ConnectionTx
+	RunTx
 }
 
 // Service holds the business rules of every area. Handlers call it; it calls the Store.
@@ -67,6 +68,10 @@ type Service struct {
 	// OAuth holds the configured providers by connection type; OAuthClient talks to them.
 	OAuth       map[string]OAuthProvider
 	OAuthClient OAuthExchanger
+	// RunPolicy configures assistant runs; Runner aborts the runs under way in this
+	// process (nil: none run here).
+	RunPolicy RunPolicy
+	Runner    RunAborter
 	// inbox keeps recent inbox answers (CacheInbox); nil: each one is read.
 	inbox *inboxCache
 }

@@ -24,6 +24,8 @@ type Config struct {
 	Email     EmailConfig     `mapstructure:"email"`
 	OAuth     OAuthConfig     `mapstructure:"oauth"`
 	Knowledge KnowledgeConfig `mapstructure:"knowledge"`
+	Models     ModelsConfig     `mapstructure:"models"`
+	Assistants AssistantsConfig `mapstructure:"assistants"`
 }
 
 // DBConfig locates the SQLite file.
@@ -138,6 +140,14 @@ var defaults = map[string]any{
 	"email.tick":                     "1s",
 	"knowledge.max_pages":            50,
 	"knowledge.tick":                 "1s",
+	"models.default":                 "",
+	"models.fallback":                "",
+	"assistants.workers":             8,
+	"assistants.tick":                "250ms",
+	"assistants.debounce":            "1s",
+	"assistants.flush_interval":      "250ms",
+	"assistants.history_messages":    40,
+	"assistants.retries":             3,
 }
 
 // newViper layers defaults, the config file, APP_* environment variables (flags are bound by
@@ -174,6 +184,9 @@ func decodeConfig(v *viper.Viper) (Config, error) {
 	if err := v.Unmarshal(&c, viper.DecodeHook(hook)); err != nil {
 		return c, fmt.Errorf("config: %w", err)
 	}
+	if err := c.Models.decodePrices(v); err != nil {
+		return c, err
+	}
 	if c.HTTP.PublicURL == "" {
 		scheme := "http://"
 		if c.HTTP.TLS.CertFile != "" || len(c.HTTP.TLS.ACMEDomains) > 0 {
@@ -206,7 +219,10 @@ func (c Config) validate() error {
 	if c.Email.Workers < 1 || c.Email.Tick <= 0 {
 		return fmt.Errorf("config: email.workers and email.tick must be positive")
 	}
-	return nil
+	if err := c.Assistants.validate(); err != nil {
+		return err
+	}
+	return c.Models.validate()
 }
 
 // keyFile is secrets.key_file, by default app.key beside the database.

@@ -13,6 +13,7 @@ import (
 
 	"wsapi/app"
 	"wsapi/app/api"
+	"wsapi/app/assist"
 	"wsapi/app/janitor"
 	"wsapi/app/knowledge"
 	"wsapi/app/mail"
@@ -35,6 +36,7 @@ type Runtime struct {
 	Sender     *mail.Worker
 	Knowledge  *knowledge.Processor
 	Janitor    *janitor.Janitor
+	Runner     *assist.Runner
 
 	mailer  *mail.Mailer
 	stop    context.CancelFunc
@@ -106,7 +108,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	rt.DB.SetSealer(box)
 	rt.Service.Tokens = box.Signer()
 	rt.Service.PublicURL = cfg.HTTP.PublicURL
-	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireEmail, rt.wireKnowledge} {
+	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireEmail, rt.wireKnowledge, rt.wireAssistants} {
 		if err := step(cfg, opt); err != nil {
 			return err
 		}
@@ -116,6 +118,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	rt.DB.OnWorkQueued(func() {
 		rt.Dispatcher.Nudge()
 		rt.Sender.Nudge()
+		rt.Runner.Nudge()
 	})
 	rt.Janitor = &janitor.Janitor{Interval: time.Minute, Log: rt.Log, Tasks: []janitor.Task{
 		{Name: "webhook delivery retention", Run: rt.Service.PurgeDeliveries},
@@ -174,8 +177,9 @@ func (rt *Runtime) Start() {
 	rt.stop = cancel
 	rt.stopped = make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(4)
+	wg.Add(5)
 	go func() { defer wg.Done(); rt.Knowledge.Run(ctx) }()
+	go func() { defer wg.Done(); rt.Runner.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Dispatcher.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Sender.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Janitor.Run(ctx) }()

@@ -15,15 +15,15 @@ import (
 // Config is every setting the binary reads. cli builds it once and passes parts of it down;
 // no other package reads configuration.
 type Config struct {
-	DB        DBConfig        `mapstructure:"db"`
-	HTTP      HTTPConfig      `mapstructure:"http"`
-	Webhooks  WebhooksConfig  `mapstructure:"webhooks"`
-	Log       LogConfig       `mapstructure:"log"`
-	Secrets   SecretsConfig   `mapstructure:"secrets"`
-	DNS       DNSConfig       `mapstructure:"dns"`
-	Email     EmailConfig     `mapstructure:"email"`
-	OAuth     OAuthConfig     `mapstructure:"oauth"`
-	Knowledge KnowledgeConfig `mapstructure:"knowledge"`
+	DB         DBConfig         `mapstructure:"db"`
+	HTTP       HTTPConfig       `mapstructure:"http"`
+	Webhooks   WebhooksConfig   `mapstructure:"webhooks"`
+	Log        LogConfig        `mapstructure:"log"`
+	Secrets    SecretsConfig    `mapstructure:"secrets"`
+	DNS        DNSConfig        `mapstructure:"dns"`
+	Email      EmailConfig      `mapstructure:"email"`
+	OAuth      OAuthConfig      `mapstructure:"oauth"`
+	Knowledge  KnowledgeConfig  `mapstructure:"knowledge"`
 	Models     ModelsConfig     `mapstructure:"models"`
 	Assistants AssistantsConfig `mapstructure:"assistants"`
 }

@@ -180,13 +180,16 @@ func decodeConfig(v *viper.Viper) (Config, error) {
 	hook := mapstructure.ComposeDecodeHookFunc(
 		mapstructure.StringToTimeDurationHookFunc(),
 		mapstructure.StringToSliceHookFunc(","),
+		skipPrices,
 	)
+	prices, err := readPrices(v)
+	if err != nil {
+		return c, err
+	}
 	if err := v.Unmarshal(&c, viper.DecodeHook(hook)); err != nil {
 		return c, fmt.Errorf("config: %w", err)
 	}
-	if err := c.Models.decodePrices(v); err != nil {
-		return c, err
-	}
+	c.Models.Prices = prices
 	if c.HTTP.PublicURL == "" {
 		scheme := "http://"
 		if c.HTTP.TLS.CertFile != "" || len(c.HTTP.TLS.ACMEDomains) > 0 {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -19,8 +20,9 @@ type ModelsConfig struct {
 	Fallback string `mapstructure:"fallback"`
 	// Providers by name, the part of a model id before ":".
 	Providers map[string]ModelProvider `mapstructure:"providers"`
-	// Prices by model id (lowercase), per million tokens in balance units.
-	Prices map[string]app.Price `mapstructure:"prices"`
+	// Prices by model id (lowercase), per million tokens in balance units; read by
+	// readPrices, not by Unmarshal.
+	Prices Prices `mapstructure:"prices"`
 }
 
 // ModelProvider is one configured provider. The API key is never logged or answered.
@@ -47,13 +49,25 @@ const DefaultProviderTimeout = 120 * time.Second
 // BuiltinModel is the embedded model, the default when no provider is configured.
 const BuiltinModel = "builtin:retrieval"
 
-// decodePrices reads models.prices again from the raw settings: viper re-nests every key at
-// its dots, so the key "openai:gpt-4.1" would become "openai:gpt-4" > "1".
-func (m *ModelsConfig) decodePrices(v *viper.Viper) error {
-	m.Prices = map[string]app.Price{}
+// Prices are model prices by lowercase model id.
+type Prices map[string]app.Price
+
+// skipPrices is the decode hook that leaves models.prices to readPrices: Unmarshal sees
+// viper's settings re-nested at every dot, so the key "openai:gpt-4.1" would reach it as
+// "openai:gpt-4" > "1".
+func skipPrices(_ reflect.Type, to reflect.Type, data any) (any, error) {
+	if to == reflect.TypeFor[Prices]() {
+		return map[string]any{}, nil
+	}
+	return data, nil
+}
+
+// readPrices reads models.prices whole (v.Get keeps the keys as written, lowercased).
+func readPrices(v *viper.Viper) (Prices, error) {
+	out := Prices{}
 	raw, ok := v.Get("models.prices").(map[string]any)
-	if !ok {
-		return nil
+	if !ok || len(raw) == 0 {
+		return out, nil
 	}
 	var prices map[string]struct {
 		Input      float64 `mapstructure:"input"`
@@ -61,13 +75,17 @@ func (m *ModelsConfig) decodePrices(v *viper.Viper) error {
 		CacheRead  float64 `mapstructure:"cache_read"`
 		CacheWrite float64 `mapstructure:"cache_write"`
 	}
-	if err := mapstructure.WeakDecode(raw, &prices); err != nil {
-		return fmt.Errorf("config: models.prices: %w", err)
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{WeaklyTypedInput: true, ErrorUnused: true, Result: &prices})
+	if err == nil {
+		err = dec.Decode(raw)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config: models.prices: %w", err)
 	}
 	for model, p := range prices {
-		m.Prices[strings.ToLower(model)] = app.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}
+		out[strings.ToLower(model)] = app.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}
 	}
-	return nil
+	return out, nil
 }
 
 // DefaultModel is models.default, or builtin:retrieval when it is empty.

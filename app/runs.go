@@ -256,7 +256,9 @@ func (s *Service) awaitCanceled(ctx context.Context, r Run) (*Message, error) {
 		}
 	}
 	if done == nil { // not running here (or stuck): end it from the stored text
-		if err := s.finishStored(ctx, r, RunOutcome{Status: "CANCELED"}); err != nil {
+		now := s.now()
+		err := s.Store.Write(ctx, func(tx Tx) error { return s.finishStored(tx, r, RunOutcome{Status: "CANCELED"}, now) })
+		if err != nil {
 			return nil, err
 		}
 	}

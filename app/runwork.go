@@ -89,19 +89,7 @@ func (s *Service) interruptOrphans(tx Tx, owner string, now Time) error {
 		return err
 	}
 	for _, r := range orphans {
-		m, err := tx.GetMessage(r.OrgID, r.ChatID, r.MessageID)
-		if err == nil && m.Status == "RUNNING" {
-			msg := ErrInterrupted
-			m.Status, m.Error = "FAILED", &msg
-			if m.Usage == nil {
-				m.Usage = estimatedUsage(0, m.Text)
-			}
-			err = s.writeRunMessage(tx, r.OrgID, m, now)
-		}
-		if err != nil && !IsNotFound(err) {
-			return err
-		}
-		if err := tx.DeleteRun(r.ID); err != nil {
+		if err := s.finishStored(tx, r, RunOutcome{Status: "FAILED", Error: ErrInterrupted}, now); err != nil {
 			return err
 		}
 	}
@@ -251,23 +239,25 @@ func (s *Service) FlushRun(ctx context.Context, job RunJob, text string) (stop b
 // A recorded cancel makes the run CANCELED whatever the runner saw.
 func (s *Service) FinishRun(ctx context.Context, job RunJob, out RunOutcome) error {
 	now := s.now()
-	return s.Store.Write(ctx, func(tx Tx) error {
-		r, err := tx.GetRun(job.ID)
-		if err != nil && !IsNotFound(err) {
-			return err
-		}
-		if r.Stop == StopCanceled {
-			out.Status, out.Error = "CANCELED", ""
-		}
-		usage, err := s.chargeRun(tx, job, out.Turns, now)
-		if err != nil {
-			return err
-		}
-		if err := s.finalMessage(tx, job, out, usage, now); err != nil {
-			return err
-		}
-		return ignoreNotFound(tx.DeleteRun(job.ID))
-	})
+	return s.Store.Write(ctx, func(tx Tx) error { return s.finish(tx, job, out, now) })
+}
+
+func (s *Service) finish(tx Tx, job RunJob, out RunOutcome, now Time) error {
+	r, err := tx.GetRun(job.ID)
+	if err != nil && !IsNotFound(err) {
+		return err
+	}
+	if r.Stop == StopCanceled {
+		out.Status, out.Error = "CANCELED", ""
+	}
+	usage, err := s.chargeRun(tx, job, out.Turns, now)
+	if err != nil {
+		return err
+	}
+	if err := s.finalMessage(tx, job, out, usage, now); err != nil {
+		return err
+	}
+	return ignoreNotFound(tx.DeleteRun(job.ID))
 }
 
 func (s *Service) finalMessage(tx Tx, job RunJob, out RunOutcome, usage *Usage, now Time) error {
@@ -279,6 +269,9 @@ func (s *Service) finalMessage(tx Tx, job RunJob, out RunOutcome, usage *Usage, 
 		return err
 	}
 	if m.Status != "RUNNING" { // a stop discarded the reply: only the usage is added
+		if usage == nil {
+			return nil
+		}
 		m.Usage, m.UpdatedAt = usage, now
 		return tx.UpdateMessage(job.OrgID, m)
 	}
@@ -294,30 +287,35 @@ func (s *Service) finalMessage(tx Tx, job RunJob, out RunOutcome, usage *Usage, 
 	return s.writeRunMessage(tx, job.OrgID, m, now)
 }
 
-// finishStored ends a run from what the database holds (its runner is gone): the stored
-// text, with usage estimated from it.
-func (s *Service) finishStored(ctx context.Context, r Run, out RunOutcome) error {
-	var job RunJob
-	err := s.Store.Read(ctx, func(tx Tx) error {
-		m, err := tx.GetMessage(r.OrgID, r.ChatID, r.MessageID)
-		if err != nil {
-			return err
-		}
-		c, err := tx.GetChat(r.OrgID, r.ChatID)
-		if err != nil {
-			return err
-		}
-		job = RunJob{Run: r, Model: m.Model}
-		if c.State != nil && c.State.AssistantID != nil {
-			job.AssistantID = *c.State.AssistantID
-		}
-		out.Text, out.Model = strings.TrimSuffix(m.Text, "\n"), m.Model
-		return nil
-	})
+// finishStored ends, inside tx, a run whose runner is gone: from the text the message
+// holds, with usage estimated from it (charged like any other).
+func (s *Service) finishStored(tx Tx, r Run, out RunOutcome, now Time) error {
+	m, err := tx.GetMessage(r.OrgID, r.ChatID, r.MessageID)
+	if IsNotFound(err) {
+		return ignoreNotFound(tx.DeleteRun(r.ID))
+	}
 	if err != nil {
 		return err
 	}
-	u := estimatedUsage(0, out.Text)
-	out.Turns = []TurnUsage{{Model: job.Model, UsageCounter: u.UsageCounter, Estimated: true}}
-	return s.FinishRun(ctx, job, out)
+	job := RunJob{Run: r, Model: m.Model}
+	if c, err := tx.GetChat(r.OrgID, r.ChatID); err == nil && c.State != nil && c.State.AssistantID != nil {
+		job.AssistantID = *c.State.AssistantID
+	}
+	if m.Status == "RUNNING" {
+		out.Text, out.Model = replyText(m), m.Model
+		u := estimatedUsage(0, out.Text)
+		out.Turns = []TurnUsage{{Model: m.Model, UsageCounter: u.UsageCounter, Estimated: true}}
+	}
+	return s.finish(tx, job, out, now)
+}
+
+// replyText is the text of an assistant message's parts.
+func replyText(m Message) string {
+	var b strings.Builder
+	for _, t := range m.Messages {
+		for _, p := range t.Parts {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
 }

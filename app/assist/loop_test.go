@@ -10,6 +10,7 @@ import (
 	"wsapi/app"
 	"wsapi/app/assist"
 	"wsapi/cli"
+	"wsapi/sqlite"
 )
 
 // A retryable failure before the first token waits the provider's Retry-After on the
@@ -216,5 +217,37 @@ func TestRestartEndsInterruptedRun(t *testing.T) {
 	}
 	if c := w.getChat(t); c.Status != "FAILED" {
 		t.Fatalf("chat status %s", c.Status)
+	}
+}
+
+// A graceful stop (serve's SIGTERM) mid-run ends the run FAILED "interrupted" with the text
+// it had, written by the stopping process itself.
+func TestGracefulStopInterruptsRun(t *testing.T) {
+	e := newEnv(t)
+	install(e, "fake", &hanging{pieces: []string{"Half ", "an answer"}})
+	w := newWorld(t, e, e.AdminKey, "c", modelConfig("fake:m1"))
+	w.say(t, "user", "hi")
+	w.debounce()
+	w.streaming(t, 1, "Half an answer")
+	e.Server.Close()
+	if err := e.Runtime.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlite.Open(e.Runtime.Config.DB.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var m app.Message
+	err = db.Read(context.Background(), func(tx app.Tx) (err error) {
+		ms, _, err := tx.ListMessages(e.Org.ID, w.chat, nil, 0, 10)
+		m = ms[len(ms)-1]
+		return err
+	})
+	if err != nil || m.Status != "FAILED" || m.Error == nil || *m.Error != app.ErrInterrupted || text(m) != "Half an answer" {
+		t.Fatalf("after a graceful stop: %v %s %v %q", err, m.Status, m.Error, text(m))
+	}
+	if m.Usage == nil || !m.Usage.Estimated {
+		t.Fatalf("usage %+v", m.Usage)
 	}
 }

@@ -58,6 +58,9 @@ func (s *Service) ResolveModel(c Chat, a Assistant) string {
 // longer run is dropped; one whose organization has no balance fails at once.
 func (s *Service) ClaimRuns(ctx context.Context, owner string, free int) (jobs []RunJob, err error) {
 	now := s.now()
+	if work, err := s.runWork(ctx, owner, now); err != nil || !work {
+		return nil, err
+	}
 	err = s.Store.Write(ctx, func(tx Tx) error {
 		jobs = nil
 		if err := s.interruptOrphans(tx, owner, now); err != nil {
@@ -79,6 +82,22 @@ func (s *Service) ClaimRuns(ctx context.Context, owner string, free int) (jobs [
 		return nil
 	})
 	return jobs, err
+}
+
+// runWork tells, from a snapshot, whether a claim has anything to do, so an idle worker's
+// ticks do not take the one writer connection.
+func (s *Service) runWork(ctx context.Context, owner string, now Time) (work bool, err error) {
+	err = s.Store.Read(ctx, func(tx Tx) error {
+		orphans, err := tx.OrphanRuns(owner, now)
+		if err != nil || len(orphans) > 0 {
+			work = err == nil
+			return err
+		}
+		due, err := tx.DueRuns(now, 1)
+		work = len(due) > 0
+		return err
+	})
+	return work, err
 }
 
 // interruptOrphans fails, keeping their text, the runs under way that no live runner of

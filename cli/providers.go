@@ -6,7 +6,9 @@ import (
 
 	"wsapi/app"
 	"wsapi/app/assist"
+	"wsapi/app/assist/anthropic"
 	"wsapi/app/assist/builtin"
+	"wsapi/app/assist/openai"
 )
 
 // wireAssistants sets the run policy and makes the run worker with its providers.
@@ -35,7 +37,14 @@ func buildProviders(m ModelsConfig, svc *app.Service) (map[string]assist.Provide
 		if p.Timeout == 0 {
 			p.Timeout = DefaultProviderTimeout
 		}
-		return nil, fmt.Errorf("config: models.providers.%s: provider type %q is not available in this build", name, p.Type)
+		switch p.Type {
+		case "openai":
+			out[name] = openai.New(name, p.BaseURL, p.APIKey, p.Timeout, nil)
+		case "anthropic":
+			out[name] = anthropic.New(name, p.BaseURL, p.APIKey, p.Timeout, nil)
+		default: // config validation refuses other types
+			return nil, fmt.Errorf("config: models.providers.%s: unknown type %q", name, p.Type)
+		}
 	}
 	return out, nil
 }

@@ -200,3 +200,36 @@ func TestProviderTimeout(t *testing.T) {
 		t.Fatalf("reply %s error %v", m.Status, m.Error)
 	}
 }
+
+// A newer contact message mid-run closes the provider's connection, discards the reply, and
+// one new run answers after the debounce.
+func TestSupersedeOverHTTP(t *testing.T) {
+	oa := apitest.NewOpenAIServer(t)
+	step := make(chan struct{})
+	oa.Reply(apitest.LLMReply{Text: []string{"Half ", "an answer", " more"}, Step: step}, apitest.TextReply("the new answer"))
+	e := newEnv(t, provider("oa", "openai", oa, 5*time.Second))
+	w := newWorld(t, e, e.AdminKey, "c", modelConfig("oa:gpt-4o-mini"))
+	w.say(t, "user", "hi")
+	w.debounce()
+	step <- struct{}{}
+	time.Sleep(40 * time.Millisecond)
+	step <- struct{}{}
+	w.streaming(t, 1, "Half an answer")
+	w.say(t, "user", "wait, another thing")
+	select {
+	case <-oa.Disconnected():
+	case <-time.After(time.Second):
+		t.Fatalf("the provider's connection was still open a second after the newer message")
+	}
+	if m := w.reply(t, 1); m.Status != "CANCELED" || text(m) != "" {
+		t.Fatalf("superseded reply %s %q", m.Status, text(m))
+	}
+	w.debounce()
+	if m := w.reply(t, 2); m.Status != "COMPLETED" || text(m) != "the new answer" || len(oa.Requests()) != 2 {
+		t.Fatalf("new reply %s %q after %d requests", m.Status, text(m), len(oa.Requests()))
+	}
+	last := oa.Requests()[1].Raw
+	if !strings.Contains(string(last), "wait, another thing") || strings.Contains(string(last), "Half an answer") {
+		t.Fatalf("the new run's prompt: %s", last)
+	}
+}

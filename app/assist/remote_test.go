@@ -152,9 +152,12 @@ func TestCancelClosesProviderConnection(t *testing.T) {
 	step <- struct{}{}
 	w.streaming(t, 1, "Let me think")
 	var m app.Message
+	asked := time.Now()
 	e.Do("POST", w.path("/chats/"+w.chat+"/cancel"), e.AdminKey, nil).Expect(200).JSON(&m)
+	answered := time.Since(asked)
 	select {
 	case <-oa.Disconnected():
+		t.Logf("cancel answered in %s, provider connection closed after %s", answered, time.Since(asked))
 	case <-time.After(time.Second):
 		t.Fatalf("the provider's connection was still open a second after the cancel")
 	}

@@ -108,3 +108,20 @@ func TestCancelWithoutRunInFlight(t *testing.T) {
 	readOnly := e.RoleKey(e.Org.ID, "inbox:read")
 	e.Do("POST", w.path("/chats/"+w.chat+"/cancel"), readOnly, nil).ExpectError(403, "permission_denied")
 }
+
+// A contact's voice message during a run goes to a message of the contact, not into the
+// assistant's reply in flight.
+func TestMediaDuringRunIsTheContacts(t *testing.T) {
+	e := newEnv(t)
+	install(e, "fake", &hanging{pieces: []string{"Half ", "an answer"}})
+	w := newWorld(t, e, e.AdminKey, "c", modelConfig("fake:m1"))
+	w.say(t, "user", "hi")
+	w.debounce()
+	reply := w.streaming(t, 1, "Half an answer")
+	var m app.Message
+	e.Do("POST", w.path("/chats/"+w.chat+"/events"), e.AdminKey, map[string]any{"type": "media",
+		"data": map[string]any{"audio": "aGVsbG8=", "format": "mp3"}}).Expect(200).JSON(&m)
+	if m.Role != "user" || m.ID == reply.ID {
+		t.Fatalf("the audio went to %s message %s (the reply is %s)", m.Role, m.ID, reply.ID)
+	}
+}

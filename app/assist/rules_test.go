@@ -33,6 +33,14 @@ func TestNoRunWhenTakenOrAIDisabled(t *testing.T) {
 	if rs := w.replies(t); len(rs) != 0 {
 		t.Fatalf("a member's message started %d runs", len(rs))
 	}
+	// The assistant disabled during the debounce: the waiting run is dropped when due.
+	w.say(t, "user", "hello?")
+	e.Do("PATCH", w.path("/assistants/"+w.assistant), e.AdminKey, map[string]any{"enabled": false}).Expect(200)
+	w.debounce()
+	time.Sleep(50 * time.Millisecond)
+	if rs := w.replies(t); len(rs) != 0 {
+		t.Fatalf("a disabled assistant answered: %d runs", len(rs))
+	}
 }
 
 // In a chat without a contact (the playground) a member's message starts a run.

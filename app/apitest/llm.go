@@ -46,6 +46,9 @@ type LLMReply struct {
 	// Drop cuts the connection (no proper end of the response) after DropAfter content chunks.
 	Drop      bool
 	DropAfter int
+	// Truncate ends the response cleanly after the content but without the protocol's
+	// closing events, as a proxy that gives up early does.
+	Truncate bool
 	// StreamError, when set, ends the stream after the content with the protocol's error
 	// event of this type (e.g. "overloaded_error", "server_error") instead of finishing.
 	StreamError string
@@ -277,11 +280,12 @@ func (s *sseWriter) content(name string, data any) {
 }
 
 // closing is called before the protocol's closing events: a dropping reply with fewer chunks
-// than DropAfter is cut here.
-func (s *sseWriter) closing() {
+// than DropAfter is cut here; false means the reply ends without them.
+func (s *sseWriter) closing() bool {
 	if s.reply.Drop {
 		panic(http.ErrAbortHandler)
 	}
+	return !s.reply.Truncate
 }
 
 // gone records that the client went away and ends the handler.

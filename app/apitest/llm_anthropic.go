@@ -47,7 +47,9 @@ func (p anthropicProtocol) stream(s *sseWriter, req map[string]any, r LLMReply) 
 		s.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
 		index++
 	}
-	s.closing()
+	if !s.closing() {
+		return
+	}
 	if r.StreamError != "" {
 		s.event("error", map[string]any{"type": "error",
 			"error": map[string]any{"type": r.StreamError, "message": "apitest: stream error"}})

@@ -85,7 +85,9 @@ func (openAIProtocol) stream(s *sseWriter, req map[string]any, r LLMReply) {
 			s.content("", chunk(delta(oaDelta{ToolCalls: []oaToolDelta{frag}})))
 		}
 	}
-	s.closing()
+	if !s.closing() {
+		return
+	}
 	if r.StreamError != "" {
 		s.event("", map[string]any{"error": oaError(r.StreamError, "apitest: stream error", "")})
 		return

@@ -2,6 +2,7 @@ package apitest
 
 import (
 	"bufio"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -108,5 +109,34 @@ func TestFakeErrorsAndRecords(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 500 {
 		t.Fatalf("empty queue: status %d", resp.StatusCode)
+	}
+}
+
+func TestFakesAnswerWithoutStreaming(t *testing.T) {
+	reply := LLMReply{Text: []string{"He", "llo"}, ToolCalls: []LLMToolCall{{ID: "t1", Name: "f", Args: []string{`{"a":`, `1}`}}},
+		Usage: &LLMUsage{Input: 3, Output: 4}}
+	oa, an := NewOpenAIServer(t), NewAnthropicServer(t)
+	oa.Reply(reply)
+	an.Reply(reply)
+	for _, c := range []struct {
+		url  string
+		want []string
+	}{
+		{oa.URL + "/chat/completions", []string{`"object":"chat.completion"`, `"content":"Hello"`,
+			`"arguments":"{\"a\":1}"`, `"finish_reason":"tool_calls"`, `"prompt_tokens":3`}},
+		{an.URL + "/v1/messages", []string{`"type":"message"`, `"text":"Hello"`, `"input":{"a":1}`,
+			`"stop_reason":"tool_use"`, `"output_tokens":4`}},
+	} {
+		resp, err := http.Post(c.url, "application/json", strings.NewReader(`{"model":"m"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		for _, part := range c.want {
+			if !strings.Contains(string(body), part) {
+				t.Fatalf("%s: answer lacks %s:\n%s", c.url, part, body)
+			}
+		}
 	}
 }

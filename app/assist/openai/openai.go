@@ -74,11 +74,16 @@ func (p *Provider) Stream(ctx context.Context, req assist.Request, onText func(s
 	stream := p.chat.NewStreaming(ctx, params(req))
 	defer stream.Close()
 	var acc oai.ChatCompletionAccumulator
+	var last oai.CompletionUsage
 	reported, finished := false, false
 	for stream.Next() {
 		chunk := stream.Current()
 		acc.AddChunk(chunk)
-		reported = reported || chunk.JSON.Usage.Valid()
+		if chunk.JSON.Usage.Valid() {
+			// The last usage, not the accumulator's sum: a compatible server that repeats
+			// its running totals in every chunk would otherwise be counted many times.
+			reported, last = true, chunk.Usage
+		}
 		for _, choice := range chunk.Choices {
 			if choice.Index != 0 { // n is 1: other choices never come, ignore them if they do
 				continue
@@ -89,6 +94,7 @@ func (p *Provider) Stream(ctx context.Context, req assist.Request, onText func(s
 			finished = finished || choice.FinishReason != ""
 		}
 	}
+	acc.Usage = last
 	res := result(&acc.ChatCompletion, reported)
 	if err := stream.Err(); err != nil {
 		return res, failure(call, err)

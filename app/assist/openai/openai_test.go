@@ -166,20 +166,6 @@ func TestStreamErrorEventIsClassified(t *testing.T) {
 	}
 }
 
-func TestStreamEndingEarlyIsAnError(t *testing.T) {
-	// A server (or proxy) that closes the stream cleanly before the finish chunk.
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write([]byte(`data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"half"},"finish_reason":null}]}` + "\n\n"))
-	}))
-	defer srv.Close()
-	_, res, err := stream(context.Background(), openai.New("oa", srv.URL, key, time.Minute, nil), hello())
-	pe, ok := assist.AsProviderError(err)
-	if !ok || !pe.Retryable || res.Text != "half" {
-		t.Fatalf("result %+v, error %v", res, err)
-	}
-}
-
 func TestLocalServerWithoutKey(t *testing.T) {
 	srv := apitest.NewOpenAIServer(t)
 	srv.Reply(apitest.TextReply("local"))
@@ -213,4 +199,26 @@ type countingTransport struct {
 func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	c.calls++
 	return c.next.RoundTrip(r)
+}
+
+func TestRunningUsageTotalsAreNotSummed(t *testing.T) {
+	// A compatible server that sends its running usage in every chunk: the last one counts.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, c := range []string{
+			`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}],"usage":{"prompt_tokens":10,"completion_tokens":1,"total_tokens":11}}`,
+			`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"b"},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}`,
+			`[DONE]`,
+		} {
+			_, _ = w.Write([]byte("data: " + c + "\n\n"))
+		}
+	}))
+	defer srv.Close()
+	_, res, err := stream(context.Background(), openai.New("oa", srv.URL, key, time.Minute, nil), hello())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Usage.InputTokens != 10 || res.Usage.OutputTokens != 2 || res.Usage.TotalTokens != 12 || res.Text != "ab" {
+		t.Fatalf("result %+v", res)
+	}
 }

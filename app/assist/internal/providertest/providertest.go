@@ -42,10 +42,12 @@ func (s Suite) Run(t *testing.T) {
 	t.Run("TimeoutBeforeAnswer", s.timeoutBeforeAnswer)
 	t.Run("TimeoutCoversStreaming", s.timeoutCoversStreaming)
 	t.Run("DropMidStream", s.dropMidStream)
+	t.Run("StreamEndingEarly", s.streamEndingEarly)
 	t.Run("KeyNeverLeaks", s.keyNeverLeaks)
 }
 
-// Call streams req-less hello and returns the text pieces in order; safe to read while running.
+// Call is one running model call of a one-line conversation: the text pieces it streamed
+// (safe to read while it runs), then its result and error.
 type Call struct {
 	mu     sync.Mutex
 	pieces []string
@@ -237,6 +239,20 @@ func (s Suite) dropMidStream(t *testing.T) {
 	}
 	if call.Result.Text != "one two " || call.Text() != "one two " {
 		t.Fatalf("partial text %q, streamed %q", call.Result.Text, call.Text())
+	}
+}
+
+// streamEndingEarly: a response that ends cleanly before the protocol's last event is an
+// incomplete answer, retryable, its text kept and its tool calls (maybe cut) left out.
+func (s Suite) streamEndingEarly(t *testing.T) {
+	srv := s.NewServer(t)
+	srv.Reply(apitest.LLMReply{Text: []string{"half"}, Truncate: true,
+		ToolCalls: []apitest.LLMToolCall{{ID: "t1", Name: "f", Args: []string{`{"a":1}`}}}})
+	call := Start(context.Background(), s.NewProvider(srv.URL, time.Minute))
+	call.Wait(t, 5*time.Second)
+	pe, ok := assist.AsProviderError(call.Err)
+	if !ok || !pe.Retryable || call.Result.Text != "half" || len(call.Result.ToolCalls) != 0 {
+		t.Fatalf("result %+v, error %v", call.Result, call.Err)
 	}
 }
 

@@ -11,17 +11,10 @@ import (
 )
 
 // testKey is the providers' API key in these tests; no answer may show it.
-const testKey = "sk-test-4f9a1c2e7b"
+const testKey = apitest.TestProviderKey
 
 // provider configures srv as provider name of the given type.
-func provider(name, typ string, srv *apitest.LLMServer, timeout time.Duration) func(*cli.Config) {
-	return func(c *cli.Config) {
-		if c.Models.Providers == nil {
-			c.Models.Providers = map[string]cli.ModelProvider{}
-		}
-		c.Models.Providers[name] = cli.ModelProvider{Type: typ, BaseURL: srv.URL, APIKey: testKey, Timeout: timeout}
-	}
-}
+var provider = apitest.WithModelProvider
 
 // An OpenAI-compatible provider behind models.default streams the answer into the message;
 // the reported usage is mapped (cached input is part of input), priced and charged, and the
@@ -94,7 +87,7 @@ func TestFallbackThenFailure(t *testing.T) {
 	an.Reply(apitest.LLMReply{Text: []string{"from ", "claude"},
 		Usage: &apitest.LLMUsage{Input: 50, CacheRead: 10, CacheWrite: 5, Output: 4}})
 	e := newEnv(t, provider("oa", "openai", oa, 5*time.Second), provider("an", "anthropic", an, 5*time.Second),
-		func(c *cli.Config) { c.Models.Fallback = "an:claude-test" })
+		apitest.WithModels("", "an:claude-test"))
 	w := newWorld(t, e, e.AdminKey, "c", modelConfig("oa:gpt-4o-mini"))
 	w.say(t, "user", "hi")
 	w.debounce()

@@ -92,8 +92,11 @@ func (s *Service) mediaEvent(ctx context.Context, c Caller, chatID string, in Ch
 	var m Message
 	err := s.Store.Write(ctx, func(tx Tx) (err error) {
 		m, err = tx.InFlightMessage(c.OrgID, chatID)
+		if err == nil && m.Role != "user" { // the assistant's reply in flight is not the contact's message
+			err = NotFound("message")
+		}
 		if IsNotFound(err) {
-			m, err = s.addMessage(tx, c.OrgID, c.Member.ID, chatID, MessageInput{Role: "user", Status: "RUNNING",
+			m, _, err = s.addMessage(tx, c.OrgID, c.Member.ID, chatID, MessageInput{Role: "user", Status: "RUNNING",
 				Messages: []Turn{{Role: "user", Parts: []Part{}}}})
 		}
 		if err != nil {

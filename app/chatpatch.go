@@ -41,6 +41,7 @@ func (s *Service) UpdateChat(ctx context.Context, orgID, id string, in ChatPatch
 	if err := validateChatPatch(in); err != nil {
 		return Chat{}, err
 	}
+	var stopped []string
 	err = s.Store.Write(ctx, func(tx Tx) error {
 		if c, err = tx.GetChat(orgID, id); err != nil {
 			return err
@@ -50,9 +51,30 @@ func (s *Service) UpdateChat(ctx context.Context, orgID, id string, in ChatPatch
 		if in.AssignedUserID.Set {
 			to = in.AssignedUserID.Value // "" when null
 		}
-		return s.assign(tx, &c, to, s.now())
+		assigned := to != c.AssignedUserID
+		now := s.now()
+		if err := s.assign(tx, &c, to, now); err != nil {
+			return err
+		}
+		stopped, err = s.stopRunsAfterPatch(tx, c, in, assigned, now)
+		return err
 	})
+	if err == nil {
+		s.abortRuns(stopped)
+	}
 	return c, err
+}
+
+// stopRunsAfterPatch ends the chat's runs, discarding their replies, when a member takes
+// the chat or ai_enabled turns false.
+func (s *Service) stopRunsAfterPatch(tx Tx, c Chat, in ChatPatch, assigned bool, now Time) ([]string, error) {
+	switch {
+	case assigned && c.AssignedUserID != "":
+		return s.stopRuns(tx, c, StopTaken, now)
+	case in.AIEnabled != nil && !*in.AIEnabled:
+		return s.stopRuns(tx, c, StopAIDisabled, now)
+	}
+	return nil, nil
 }
 
 func applyChatPatch(c *Chat, in ChatPatch) {

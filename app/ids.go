@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"crypto/rand"
 	"sync"
 	"time"
@@ -52,8 +53,9 @@ func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 // ManualClock is a Clock that moves only when told; tests use it to cross retry delays,
 // retention periods and rate-limit windows without sleeping.
 type ManualClock struct {
-	mu  sync.Mutex
-	now time.Time
+	mu      sync.Mutex
+	now     time.Time
+	waiters []clockWaiter
 }
 
 // NewManualClock starts a manual clock at t.
@@ -70,6 +72,7 @@ func (c *ManualClock) Now() time.Time {
 func (c *ManualClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	c.now = c.now.Add(d)
+	c.fire()
 	c.mu.Unlock()
 }
 
@@ -77,5 +80,64 @@ func (c *ManualClock) Advance(d time.Duration) {
 func (c *ManualClock) Set(t time.Time) {
 	c.mu.Lock()
 	c.now = t.UTC()
+	c.fire()
 	c.mu.Unlock()
+}
+
+// clockWaiter is an After of the manual clock, fired when the clock reaches at.
+type clockWaiter struct {
+	at time.Time
+	ch chan time.Time
+}
+
+// After answers a channel that receives the clock's time once it has been moved d past
+// now, so code that waits (retry backoff) waits in the test's time, not the wall's.
+func (c *ManualClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := clockWaiter{at: c.now.Add(d), ch: make(chan time.Time, 1)}
+	c.waiters = append(c.waiters, w)
+	c.fire()
+	return w.ch
+}
+
+// Waiters tells how many Afters wait for the clock to move, so a test knows when to move it.
+func (c *ManualClock) Waiters() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.waiters)
+}
+
+// fire sends to the waiters whose time has come; c.mu is held.
+func (c *ManualClock) fire() {
+	kept := c.waiters[:0]
+	for _, w := range c.waiters {
+		if w.at.After(c.now) {
+			kept = append(kept, w)
+			continue
+		}
+		w.ch <- c.now
+	}
+	c.waiters = kept
+}
+
+// Sleep waits d on clock (on the manual clock, until a test moves it past d) or until ctx
+// ends, which it reports.
+func Sleep(ctx context.Context, clock Clock, d time.Duration) error {
+	var fired <-chan time.Time
+	if a, ok := clock.(interface {
+		After(time.Duration) <-chan time.Time
+	}); ok {
+		fired = a.After(d)
+	} else {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		fired = t.C
+	}
+	select {
+	case <-fired:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -36,6 +36,9 @@ type Turn struct {
 type Usage struct {
 	UsageCounter
 	Turns []UsageCounter `json:"turns"`
+	// Estimated is true when the counts were guessed from the text (about 4 characters a
+	// token) because the provider reported none, as when a run is canceled mid-stream.
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // UsageCounter is the six token counters, of a message or of one turn.
@@ -152,20 +155,26 @@ func (s *Service) AddMessage(ctx context.Context, c Caller, chatID string, in Me
 	if err := validateMessage(&in); err != nil {
 		return Message{}, err
 	}
+	var stopped []string
 	err = s.Store.Write(ctx, func(tx Tx) error {
 		if err := checkMessageRefs(tx, c.OrgID, chatID, in.BroadcastID, in.Messages); err != nil {
 			return err
 		}
-		m, err = s.addMessage(tx, c.OrgID, c.Member.ID, chatID, in)
+		m, stopped, err = s.addMessage(tx, c.OrgID, c.Member.ID, chatID, in)
 		return err
 	})
+	if err == nil {
+		s.abortRuns(stopped)
+	}
 	return m, err
 }
 
-func (s *Service) addMessage(tx Tx, orgID, memberID, chatID string, in MessageInput) (Message, error) {
+// addMessage appends a message and, when it asks the assistant to answer, schedules a run;
+// it answers the messages of the runs it superseded, to abort after commit.
+func (s *Service) addMessage(tx Tx, orgID, memberID, chatID string, in MessageInput) (Message, []string, error) {
 	chat, err := tx.GetChat(orgID, chatID)
 	if err != nil {
-		return Message{}, err
+		return Message{}, nil, err
 	}
 	now := s.now()
 	m := Message{ID: NewID("msg"), ChatID: chatID, Role: in.Role, Model: in.Model, Status: in.Status, CreatedAt: now,
@@ -175,24 +184,31 @@ func (s *Service) addMessage(tx Tx, orgID, memberID, chatID string, in MessageIn
 		m.Model = chat.Model
 	}
 	if m.ChatMemberID, err = messageAuthor(tx, chat, in.Role, memberID, now); err != nil {
-		return Message{}, err
+		return Message{}, nil, err
 	}
 	if err := tx.CreateMessage(orgID, m); err != nil {
-		return Message{}, err
+		return Message{}, nil, err
 	}
 	bumpCounters(&chat, m, now)
 	if err := tx.UpdateChat(chat); err != nil {
-		return Message{}, err
+		return Message{}, nil, err
+	}
+	stopped, err := s.triggerRun(tx, chat, m, now)
+	if err != nil {
+		return Message{}, nil, err
 	}
 	if m, err = tx.GetMessage(orgID, chatID, m.ID); err != nil {
-		return Message{}, err
+		return Message{}, nil, err
 	}
-	return m, s.EmitStream(tx, orgID, chatID, StreamMessageCreated, m)
+	return m, stopped, s.EmitStream(tx, orgID, chatID, StreamMessageCreated, m)
 }
 
 func messageAuthor(tx Tx, chat Chat, role, memberID string, now Time) (string, error) {
 	switch role {
 	case "user":
+		if chat.ContactID == "" && memberID != "" { // the playground: the member is the user
+			return tx.EnsureChatMember(chat.ID, memberID, ChatRoleAdmin, now)
+		}
 		return tx.ContactChatMember(chat.ID)
 	case "admin":
 		return tx.EnsureChatMember(chat.ID, memberID, ChatRoleAdmin, now)
@@ -251,6 +267,7 @@ func (s *Service) UpdateMessage(ctx context.Context, orgID, chatID, id string, i
 	if err := p.Err(); err != nil {
 		return m, err
 	}
+	var stopped []string
 	err = s.Store.Write(ctx, func(tx Tx) error {
 		if m, err = tx.GetMessage(orgID, chatID, id); err != nil {
 			return err
@@ -258,6 +275,7 @@ func (s *Service) UpdateMessage(ctx context.Context, orgID, chatID, id string, i
 		if err := checkMessageRefs(tx, orgID, chatID, nil, in.Messages); err != nil {
 			return err
 		}
+		wasRunning := m.Status == "RUNNING"
 		if in.Status != nil {
 			m.Status = *in.Status
 		}
@@ -277,11 +295,24 @@ func (s *Service) UpdateMessage(ctx context.Context, orgID, chatID, id string, i
 		if err := s.followLastMessage(tx, orgID, chatID, m); err != nil {
 			return err
 		}
+		// A contact's message that finishes arriving (a voice message) asks for an answer.
+		if wasRunning && m.Status == "COMPLETED" {
+			chat, err := tx.GetChat(orgID, chatID)
+			if err != nil {
+				return err
+			}
+			if stopped, err = s.triggerRun(tx, chat, m, m.UpdatedAt); err != nil {
+				return err
+			}
+		}
 		if m, err = tx.GetMessage(orgID, chatID, id); err != nil {
 			return err
 		}
 		return s.EmitStream(tx, orgID, chatID, StreamMessageUpdated, m)
 	})
+	if err == nil {
+		s.abortRuns(stopped)
+	}
 	return m, err
 }
 

@@ -264,7 +264,7 @@ func (s *Service) sendInternal(ctx context.Context, r Recipient, p sendPlan) err
 		if text == "" {
 			text = p.broadcast.HTML
 		}
-		m, err := s.addMessage(tx, r.OrgID, "", chatID, MessageInput{Role: "assistant", Status: "COMPLETED",
+		m, _, err := s.addMessage(tx, r.OrgID, "", chatID, MessageInput{Role: "assistant", Status: "COMPLETED",
 			Messages: []Turn{{Role: "assistant", Parts: []Part{{Type: "text", Text: text}}}}, BroadcastID: &bid,
 			IsBroadcastMessage: true})
 		if err != nil {

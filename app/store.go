@@ -44,6 +44,7 @@ type Tx interface {
 	KnowledgeTx
 	ConnectionTx
 	StreamTx
+	RunTx
 }
 
 // Service holds the business rules of every area. Handlers call it; it calls the Store.
@@ -73,6 +74,10 @@ type Service struct {
 	// (events.stream_retention); LiveTexts answers the text of runs in flight (the hub).
 	StreamRetention time.Duration
 	LiveTexts       LiveTexts
+	// RunPolicy configures assistant runs; Runner aborts the runs under way in this
+	// process (nil: none run here).
+	RunPolicy RunPolicy
+	Runner    RunAborter
 	// inbox keeps recent inbox answers (CacheInbox); nil: each one is read.
 	inbox *inboxCache
 }

@@ -17,16 +17,18 @@ import (
 // Config is every setting the binary reads. cli builds it once and passes parts of it down;
 // no other package reads configuration.
 type Config struct {
-	DB        DBConfig        `mapstructure:"db"`
-	HTTP      HTTPConfig      `mapstructure:"http"`
-	Webhooks  WebhooksConfig  `mapstructure:"webhooks"`
-	Log       LogConfig       `mapstructure:"log"`
-	Secrets   SecretsConfig   `mapstructure:"secrets"`
-	DNS       DNSConfig       `mapstructure:"dns"`
-	Email     EmailConfig     `mapstructure:"email"`
-	OAuth     OAuthConfig     `mapstructure:"oauth"`
-	Knowledge KnowledgeConfig `mapstructure:"knowledge"`
-	Events    EventsConfig    `mapstructure:"events"`
+	DB         DBConfig         `mapstructure:"db"`
+	HTTP       HTTPConfig       `mapstructure:"http"`
+	Webhooks   WebhooksConfig   `mapstructure:"webhooks"`
+	Log        LogConfig        `mapstructure:"log"`
+	Secrets    SecretsConfig    `mapstructure:"secrets"`
+	DNS        DNSConfig        `mapstructure:"dns"`
+	Email      EmailConfig      `mapstructure:"email"`
+	OAuth      OAuthConfig      `mapstructure:"oauth"`
+	Knowledge  KnowledgeConfig  `mapstructure:"knowledge"`
+	Events     EventsConfig     `mapstructure:"events"`
+	Models     ModelsConfig     `mapstructure:"models"`
+	Assistants AssistantsConfig `mapstructure:"assistants"`
 }
 
 // EventsConfig tunes the live streams (SSE).
@@ -189,6 +191,14 @@ var defaults = map[string]any{
 	"knowledge.max_extract_seconds":   30,
 	"knowledge.max_pages_per_file":    1000,
 	"knowledge.max_file_bytes":        10 << 20,
+	"models.default":                  "",
+	"models.fallback":                 "",
+	"assistants.workers":              8,
+	"assistants.tick":                 "250ms",
+	"assistants.debounce":             "1s",
+	"assistants.flush_interval":       "250ms",
+	"assistants.history_messages":     40,
+	"assistants.retries":              3,
 }
 
 // newViper layers defaults, the config file, APP_* environment variables (flags are bound by
@@ -221,13 +231,19 @@ func decodeConfig(v *viper.Viper) (Config, error) {
 	hook := mapstructure.ComposeDecodeHookFunc(
 		mapstructure.StringToTimeDurationHookFunc(),
 		mapstructure.StringToSliceHookFunc(","),
+		skipPrices,
 	)
+	prices, err := readPrices(v)
+	if err != nil {
+		return c, err
+	}
 	strict := func(dc *mapstructure.DecoderConfig) { dc.ErrorUnused = true }
 	if err := v.Unmarshal(&c, viper.DecodeHook(hook), strict); err != nil {
 		// mapstructure's preamble says nothing; keep the lines that name the keys.
 		msg := strings.TrimSpace(strings.TrimPrefix(err.Error(), "decoding failed due to the following error(s):"))
 		return c, fmt.Errorf("config: %s%s", msg, envSources(err))
 	}
+	c.Models.Prices = prices
 	if c.HTTP.PublicURL == "" {
 		scheme := "http://"
 		if c.HTTP.TLS.CertFile != "" || len(c.HTTP.TLS.ACMEDomains) > 0 {
@@ -284,7 +300,10 @@ func (c Config) validate() error {
 	if c.Email.Workers < 1 || c.Email.Tick <= 0 {
 		return fmt.Errorf("config: email.workers and email.tick must be positive")
 	}
-	return nil
+	if err := c.Assistants.validate(); err != nil {
+		return err
+	}
+	return c.Models.validate()
 }
 
 var logLevels = []string{"debug", "info", "warn", "error"}

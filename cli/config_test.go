@@ -13,7 +13,7 @@ import (
 )
 
 // mapLeaves are keys whose value is a map of entries the operator names; they count as one key.
-var mapLeaves = map[string]bool{"oauth.providers": true}
+var mapLeaves = map[string]bool{"oauth.providers": true, "models.providers": true, "models.prices": true}
 
 // yamlLeaves lists the dotted keys of every leaf of a YAML mapping.
 func yamlLeaves(prefix string, m map[string]any, out map[string]bool) {
@@ -119,6 +119,12 @@ func normalize(c Config) Config {
 	}
 	if len(c.OAuth.Providers) == 0 {
 		c.OAuth.Providers = nil
+	}
+	if len(c.Models.Providers) == 0 {
+		c.Models.Providers = nil
+	}
+	if len(c.Models.Prices) == 0 {
+		c.Models.Prices = nil
 	}
 	return c
 }

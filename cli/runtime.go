@@ -15,6 +15,7 @@ import (
 
 	"wsapi/app"
 	"wsapi/app/api"
+	"wsapi/app/assist"
 	"wsapi/app/janitor"
 	"wsapi/app/knowledge"
 	"wsapi/app/mail"
@@ -39,6 +40,7 @@ type Runtime struct {
 	Knowledge  *knowledge.Processor
 	Janitor    *janitor.Janitor
 	Hub        *stream.Hub
+	Runner     *assist.Runner
 
 	mailer  *mail.Mailer
 	stop    context.CancelFunc
@@ -121,7 +123,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	rt.DB.SetSealer(box)
 	rt.Service.Tokens = box.Signer()
 	rt.Service.PublicURL = cfg.HTTP.PublicURL
-	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireEmail, rt.wireKnowledge} {
+	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireEmail, rt.wireKnowledge, rt.wireAssistants} {
 		if err := step(cfg, opt); err != nil {
 			return err
 		}
@@ -131,8 +133,10 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	rt.DB.OnWorkQueued(func() {
 		rt.Dispatcher.Nudge()
 		rt.Sender.Nudge()
+		rt.Runner.Nudge()
 	})
 	rt.wireStream(cfg)
+	rt.Runner.Live = rt.Hub // streamed text reaches the chat streams as it arrives
 	rt.Janitor = &janitor.Janitor{Interval: time.Minute, Log: rt.Log, Tasks: []janitor.Task{
 		{Name: "webhook delivery retention", Run: rt.Service.PurgeDeliveries},
 		{Name: "temporary chats", Run: rt.Service.PurgeTemporaryChats},
@@ -204,9 +208,10 @@ func (rt *Runtime) Start() {
 	rt.stop = cancel
 	rt.stopped = make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(5)
+	wg.Add(6)
 	go func() { defer wg.Done(); rt.Hub.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Knowledge.Run(ctx) }()
+	go func() { defer wg.Done(); rt.Runner.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Dispatcher.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Sender.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Janitor.Run(ctx) }()

@@ -46,6 +46,7 @@ func (s *Server) routes() []*route {
 		r(get, "/orgs/{org}", rd("org"), s.getOrg),
 		r(patch, "/orgs/{org}", wr("org"), s.patchOrg),
 		r(get, "/orgs/{org}/sub-orgs", rd("org"), s.listSubOrgs),
+		r(get, "/orgs/{org}/usage", rd("org"), s.usage),
 		r(post, "/orgs/{org}/sub-orgs", wr("org"), s.createSubOrg),
 
 		r(get, "/orgs/{org}/members", rd("members"), s.listMembers),
@@ -131,6 +132,7 @@ func (s *Server) routes() []*route {
 		r(post, "/orgs/{org}/chats/{id}/messages", wr("inbox"), s.createMessage),
 		r(patch, "/orgs/{org}/chats/{id}/messages/{message_id}", wr("inbox"), s.patchMessage),
 		r(post, "/orgs/{org}/chats/{id}/events", wr("inbox"), s.chatEvent),
+		r(post, "/orgs/{org}/chats/{id}/cancel", wr("inbox"), s.cancelRun),
 		r(put, "/orgs/{org}/chats/{id}/messages/{message_id}/reaction", wr("inbox"), s.setReaction),
 		r(del, "/orgs/{org}/chats/{id}/messages/{message_id}/reaction", wr("inbox"), s.deleteReaction),
 		r(get, "/orgs/{org}/chats/{id}/stream", rd("inbox"), s.chatStream),

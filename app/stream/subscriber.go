@@ -75,10 +75,9 @@ type Snapshot struct {
 // Subscribe opens a subscription. The snapshot is taken atomically with it, so a reader of
 // the backlog can drop what the subscription also delivers and lose nothing in between.
 func (h *Hub) Subscribe(ctx context.Context, f Filter) (*Subscriber, Snapshot, error) {
-	h.pollMu.Lock()
-	err := h.init(ctx)
-	h.pollMu.Unlock()
-	if err != nil {
+	// Catch up with what is committed first: the snapshot's position then covers every write
+	// the client could have seen before it connected, so none comes again after its sync.
+	if err := h.catchUp(ctx); err != nil {
 		return nil, Snapshot{}, err
 	}
 	h.mu.Lock()

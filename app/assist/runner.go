@@ -1,0 +1,178 @@
+package assist
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"wsapi/app"
+	"wsapi/app/claim"
+)
+
+// Config tunes the runner (assistants.* and models.fallback).
+type Config struct {
+	Workers       int
+	Tick          time.Duration
+	FlushInterval time.Duration
+	Retries       int
+	// Fallback is the model tried once when the first fails before its first token.
+	Fallback string
+	// Secrets are strings (API keys) that must never reach an error a client can read.
+	Secrets []string
+}
+
+// Runner claims due runs and runs each on its own goroutine, at most Workers at once. It
+// implements app.RunAborter so the service can stop a run under way.
+type Runner struct {
+	Service   *app.Service
+	Providers map[string]Provider
+	// Live receives the text as it streams; nil: nobody listens.
+	Live app.Live
+	Log  *slog.Logger
+	cfg  Config
+
+	owner  string // this runner's id on the runs it owns; others' are orphans
+	loop   claim.Loop
+	mu     sync.Mutex
+	active map[string]*activeRun // by message id
+}
+
+// activeRun is a run under way in this process.
+type activeRun struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	// aborted is set (under Runner.mu) when the service stopped the run, as opposed to a
+	// shutdown of the process.
+	aborted bool
+}
+
+// NewRunner prepares a runner; providers maps provider names to their Provider.
+func NewRunner(svc *app.Service, providers map[string]Provider, cfg Config, log *slog.Logger) *Runner {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Runner{Service: svc, Providers: providers, Log: log, cfg: cfg, owner: app.NewID("runner"),
+		loop: claim.Loop{Slots: max(1, cfg.Workers), Tick: cfg.Tick}, active: map[string]*activeRun{}}
+}
+
+// Nudge asks for a claim now (a run was scheduled, one finished).
+func (r *Runner) Nudge() { r.loop.Nudge() }
+
+// Run claims and runs until ctx ends, then waits for the runs under way, which end FAILED
+// "interrupted" with the text they had.
+func (r *Runner) Run(ctx context.Context) {
+	r.loop.Nudge() // runs left by a previous process are ended at once, not at the first tick
+	r.loop.Run(ctx, r.claim)
+}
+
+// Abort cancels the run of a message if it runs here; the channel closes once its final
+// state is written.
+func (r *Runner) Abort(messageID string) <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a, ok := r.active[messageID]
+	if !ok {
+		return nil
+	}
+	a.aborted = true
+	a.cancel()
+	return a.done
+}
+
+func (r *Runner) claim(ctx context.Context, round claim.Round) []claim.Piece {
+	jobs, err := r.Service.ClaimRuns(ctx, r.owner, round.Free)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.Log.Error("assistants: claim", "err", err)
+		}
+		return nil
+	}
+	work := make([]claim.Piece, len(jobs))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, job := range jobs {
+		runCtx, cancel := context.WithCancel(ctx)
+		a := &activeRun{cancel: cancel, done: make(chan struct{})}
+		r.active[job.MessageID] = a
+		work[i] = claim.Piece{Org: job.OrgID, Queue: job.ChatID, Run: func() { r.runOne(runCtx, job, a) }}
+	}
+	return work
+}
+
+// runOne runs a job and writes its end; a panic fails that run only.
+func (r *Runner) runOne(ctx context.Context, job app.RunJob, a *activeRun) {
+	var out app.RunOutcome
+	defer func() {
+		if p := recover(); p != nil {
+			r.Log.Error("assistants: run panicked", "message", job.MessageID, "panic", p)
+			out = app.RunOutcome{Status: "FAILED", Error: "internal error: the run stopped unexpectedly", Turns: out.Turns}
+		}
+		r.finish(ctx, job, a, out)
+	}()
+	out = r.execute(ctx, job, a)
+}
+
+// finish writes the outcome even when ctx has ended, then forgets the run.
+func (r *Runner) finish(ctx context.Context, job app.RunJob, a *activeRun, out app.RunOutcome) {
+	defer func() {
+		r.mu.Lock()
+		delete(r.active, job.MessageID)
+		r.mu.Unlock()
+		a.cancel()
+		close(a.done)
+		if r.Live != nil {
+			r.Live.Done(job.OrgID, job.ChatID, job.MessageID)
+		}
+	}()
+	if err := r.Service.FinishRun(context.WithoutCancel(ctx), job, out); err != nil {
+		r.Log.Error("assistants: finish run", "message", job.MessageID, "err", err)
+	}
+}
+
+// execute runs the model calls of a job and says how it ended.
+func (r *Runner) execute(ctx context.Context, job app.RunJob, a *activeRun) app.RunOutcome {
+	in, err := r.Service.LoadRun(ctx, job)
+	if err != nil {
+		return r.ended(ctx, a, app.RunOutcome{}, err)
+	}
+	req := BuildRequest(in)
+	rep := &reply{runner: r, ctx: ctx, job: job, cancel: a.cancel, lastFlush: time.Now()}
+	model, res, turns, err := r.complete(ctx, job.Model, req, rep)
+	out := app.RunOutcome{Status: "COMPLETED", Text: rep.String(), Model: model, Turns: turns}
+	if err == nil && res.Text != "" {
+		out.Text = res.Text
+	}
+	return r.ended(ctx, a, out, err)
+}
+
+// ended turns an error into the outcome: a stop from the service, a shutdown
+// (interrupted), or a failure with its text.
+func (r *Runner) ended(ctx context.Context, a *activeRun, out app.RunOutcome, err error) app.RunOutcome {
+	if err == nil {
+		return out
+	}
+	r.mu.Lock()
+	aborted := a.aborted
+	r.mu.Unlock()
+	switch {
+	case aborted:
+		out.Status = "CANCELED"
+	case ctx.Err() != nil:
+		out.Status, out.Error = "FAILED", app.ErrInterrupted
+	default:
+		out.Status, out.Error = "FAILED", r.redact(err.Error())
+	}
+	return out
+}
+
+// provider finds the provider of a model id <provider>:<model>.
+func (r *Runner) provider(model string) (Provider, string, error) {
+	name, id, _ := cut(model)
+	p, ok := r.Providers[name]
+	if !ok {
+		return nil, "", fmt.Errorf("unknown model provider %q in model %q: no models.providers.%s is configured", name, model, name)
+	}
+	return p, id, nil
+}

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"wsapi/app"
+	"wsapi/app/assist"
+	"wsapi/app/assist/anthropic"
+	"wsapi/app/assist/builtin"
+	"wsapi/app/assist/openai"
+)
+
+// wireAssistants sets the run policy and makes the run worker with its providers.
+func (rt *Runtime) wireAssistants(cfg Config, _ Options) error {
+	m, a := cfg.Models, cfg.Assistants
+	providers, err := buildProviders(m, rt.Service)
+	if err != nil {
+		return err
+	}
+	rt.Service.RunPolicy = app.RunPolicy{Debounce: a.Debounce, HistoryMessages: a.HistoryMessages,
+		DefaultModel: m.DefaultModel(), Prices: m.Prices, Lease: runLease(m, a)}
+	var secrets []string
+	for _, p := range m.Providers {
+		secrets = append(secrets, p.APIKey)
+	}
+	rt.Runner = assist.NewRunner(rt.Service, providers, assist.Config{Workers: a.Workers, Tick: a.Tick,
+		FlushInterval: a.FlushInterval, Retries: a.Retries, Fallback: m.Fallback, Secrets: secrets}, rt.Log)
+	rt.Service.Runner = rt.Runner
+	return nil
+}
+
+// buildProviders makes one provider per configured name, and the builtin model.
+func buildProviders(m ModelsConfig, svc *app.Service) (map[string]assist.Provider, error) {
+	out := map[string]assist.Provider{builtin.Name: builtin.New(svc)}
+	for name, p := range m.Providers {
+		if p.Timeout == 0 {
+			p.Timeout = DefaultProviderTimeout
+		}
+		switch p.Type {
+		case "openai":
+			out[name] = openai.New(name, p.BaseURL, p.APIKey, p.Timeout, nil)
+		case "anthropic":
+			out[name] = anthropic.New(name, p.BaseURL, p.APIKey, p.Timeout, nil)
+		default: // config validation refuses other types
+			return nil, fmt.Errorf("config: models.providers.%s: unknown type %q", name, p.Type)
+		}
+	}
+	return out, nil
+}
+
+// runLease is how long a run may go without writing before it counts as a dead process's:
+// every attempt timing out and waiting the longest backoff, the fallback too, and a minute.
+func runLease(m ModelsConfig, a AssistantsConfig) time.Duration {
+	longest := DefaultProviderTimeout
+	for _, p := range m.Providers {
+		longest = max(longest, p.Timeout)
+	}
+	return time.Duration(a.Retries+2)*(longest+assist.MaxBackoff) + time.Minute
+}

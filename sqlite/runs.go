@@ -1,0 +1,111 @@
+package sqlite
+
+import (
+	"database/sql"
+
+	"wsapi/app"
+)
+
+const runColumns = `id, org_id, chat_id, due_at, message_id, owner, lease_until, stop, created_at`
+
+func scanRun(r rowScanner) (app.Run, error) {
+	var run app.Run
+	var msg, stop sql.NullString
+	err := r.Scan(&run.ID, &run.OrgID, &run.ChatID, &run.DueAt, &msg, &run.Owner, &run.LeaseUntil, &stop, &run.CreatedAt)
+	run.MessageID, run.Stop = msg.String, stop.String
+	return run, err
+}
+
+func (t *Tx) loadRuns(query string, args ...any) ([]app.Run, error) {
+	rows, err := t.query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []app.Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, r)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// ScheduleRun inserts the chat's waiting run, or moves the one already waiting to r.DueAt.
+func (t *Tx) ScheduleRun(r app.Run) error {
+	_, err := t.exec(`INSERT INTO assistant_runs (id, org_id, chat_id, due_at, created_at) VALUES (?,?,?,?,?)
+		ON CONFLICT (chat_id) WHERE message_id IS NULL DO UPDATE SET due_at = excluded.due_at`,
+		r.ID, r.OrgID, r.ChatID, r.DueAt, r.CreatedAt)
+	t.queued = t.queued || err == nil
+	return err
+}
+
+// DropWaitingRun deletes the chat's waiting run, if any.
+func (t *Tx) DropWaitingRun(chatID string) (bool, error) {
+	res, err := t.exec(`DELETE FROM assistant_runs WHERE chat_id = ? AND message_id IS NULL`, chatID)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, mapErr(err)
+}
+
+// RunsUnderWay answers the chat's runs under way that are not stopped, oldest first.
+func (t *Tx) RunsUnderWay(chatID string) ([]app.Run, error) {
+	return t.loadRuns(`SELECT `+runColumns+` FROM assistant_runs WHERE chat_id = ? AND message_id IS NOT NULL
+		AND stop IS NULL ORDER BY created_at, id`, chatID)
+}
+
+// GetRun reads one run.
+func (t *Tx) GetRun(id string) (app.Run, error) {
+	r, err := scanRun(t.row(`SELECT `+runColumns+` FROM assistant_runs WHERE id = ?`, id))
+	return r, one(err, "run")
+}
+
+// StopRun records why a run under way must end.
+func (t *Tx) StopRun(id, why string) error {
+	return t.execOne("run", `UPDATE assistant_runs SET stop = ? WHERE id = ?`, why, id)
+}
+
+// DueRuns answers the waiting runs due at now, the longest due first.
+func (t *Tx) DueRuns(now app.Time, limit int) ([]app.Run, error) {
+	return t.loadRuns(`SELECT `+runColumns+` FROM assistant_runs WHERE message_id IS NULL AND due_at <= ?
+		ORDER BY due_at, id LIMIT ?`, now, limit)
+}
+
+// StartRun puts a run under way.
+func (t *Tx) StartRun(id, messageID, owner string, leaseUntil app.Time) error {
+	return t.execOne("run", `UPDATE assistant_runs SET message_id = ?, owner = ?, lease_until = ? WHERE id = ?`,
+		messageID, owner, leaseUntil, id)
+}
+
+// RenewRun extends a run's lease.
+func (t *Tx) RenewRun(id string, leaseUntil app.Time) error {
+	_, err := t.exec(`UPDATE assistant_runs SET lease_until = ? WHERE id = ?`, leaseUntil, id)
+	return err
+}
+
+// DeleteRun removes a run.
+func (t *Tx) DeleteRun(id string) error {
+	return t.execOne("run", `DELETE FROM assistant_runs WHERE id = ?`, id)
+}
+
+// OrphanRuns answers runs under way of another owner, or whose lease lapsed.
+func (t *Tx) OrphanRuns(owner string, now app.Time) ([]app.Run, error) {
+	return t.loadRuns(`SELECT `+runColumns+` FROM assistant_runs WHERE message_id IS NOT NULL
+		AND (owner <> ? OR lease_until <= ?)`, owner, now)
+}
+
+// UpdateRunMessage writes a run's message, model included, only while it is RUNNING.
+func (t *Tx) UpdateRunMessage(orgID string, m app.Message) (bool, error) {
+	res, err := t.exec(`UPDATE chat_messages SET status=?, model=?, messages=?, error=?, usage=?, text=?, updated_at=?
+		WHERE org_id=? AND id=? AND status = 'RUNNING'`, m.Status, m.Model, jsonText(m.Messages), m.Error, usageText(m.Usage),
+		m.Text, m.UpdatedAt, orgID, m.ID)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, mapErr(err)
+}

@@ -162,7 +162,8 @@ func (s *Service) composeFor(r Recipient, b Broadcast, id EmailIdentity, d Domai
 	return e
 }
 
-func (s *Service) skipRecipient(ctx context.Context, r Recipient, suppressed bool) error {
+func (s *Service) skipRecipient(ctx context.Context, r Recipient, suppressed bool) (err error) {
+	defer func() { s.countSend(r, "skipped", err) }()
 	return s.Store.Write(ctx, func(tx Tx) error {
 		now := s.now()
 		if _, err := tx.SetRecipientFlag(r.ID, "skipped", now, now); err != nil {
@@ -182,7 +183,12 @@ func (s *Service) skipRecipient(ctx context.Context, r Recipient, suppressed boo
 }
 
 // recordSend stores the outcome of a send: sent with its Message-ID, or failed with why.
-func (s *Service) recordSend(ctx context.Context, r Recipient, msgID *string, failure string) error {
+func (s *Service) recordSend(ctx context.Context, r Recipient, msgID *string, failure string) (err error) {
+	outcome := "sent"
+	if failure != "" {
+		outcome = "failed"
+	}
+	defer func() { s.countSend(r, outcome, err) }()
 	return s.Store.Write(ctx, func(tx Tx) error {
 		now := s.now()
 		flag := "sent"
@@ -198,10 +204,11 @@ func (s *Service) recordSend(ctx context.Context, r Recipient, msgID *string, fa
 }
 
 // sendInternal appends the broadcast to the contact's chat on its internal channel.
-func (s *Service) sendInternal(ctx context.Context, r Recipient, p sendPlan) error {
+func (s *Service) sendInternal(ctx context.Context, r Recipient, p sendPlan) (err error) {
 	if p.internalCh == "" {
 		return s.recordSend(ctx, r, nil, "the contact has no internal channel")
 	}
+	defer func() { s.countSend(r, "sent", err) }()
 	return s.Store.Write(ctx, func(tx Tx) error {
 		chatID, err := s.internalChat(tx, r.OrgID, p.internalCh)
 		if err != nil {

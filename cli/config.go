@@ -24,6 +24,7 @@ type Config struct {
 	Email     EmailConfig     `mapstructure:"email"`
 	OAuth     OAuthConfig     `mapstructure:"oauth"`
 	Knowledge KnowledgeConfig `mapstructure:"knowledge"`
+	Metrics   MetricsConfig   `mapstructure:"metrics"`
 }
 
 // DBConfig locates the SQLite file.
@@ -41,6 +42,11 @@ type HTTPConfig struct {
 	TrustedProxies     []string  `mapstructure:"trusted_proxies"`
 	RateLimitPerMinute int       `mapstructure:"rate_limit_per_minute"`
 	MaxBodyBytes       int64     `mapstructure:"max_body_bytes"`
+
+	// For browsers and load balancers (cli/ops.go).
+	CORS       CORSConfig    `mapstructure:"cors"`
+	Compress   bool          `mapstructure:"compress"`
+	DrainDelay time.Duration `mapstructure:"drain_delay"`
 }
 
 // TLSConfig serves HTTPS from files or from ACME.
@@ -138,6 +144,11 @@ var defaults = map[string]any{
 	"email.tick":                     "1s",
 	"knowledge.max_pages":            50,
 	"knowledge.tick":                 "1s",
+	"metrics.addr":                   "",
+	"metrics.token":                  "",
+	"http.cors.allowed_origins":      []string{},
+	"http.compress":                  true,
+	"http.drain_delay":               "0s",
 }
 
 // newViper layers defaults, the config file, APP_* environment variables (flags are bound by

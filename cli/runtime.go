@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/viper"
@@ -35,6 +36,9 @@ type Runtime struct {
 	Sender     *mail.Worker
 	Knowledge  *knowledge.Processor
 	Janitor    *janitor.Janitor
+	Metrics    *api.Metrics
+
+	ready atomic.Bool // /readyz: started and not draining
 
 	mailer  *mail.Mailer
 	stop    context.CancelFunc
@@ -78,6 +82,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 	svc.CacheInbox(cfg.DB.InboxCacheChats)
 	db.CacheChats(cfg.DB.InboxCacheChats)
 	rt := &Runtime{Config: cfg, DB: db, Service: svc, Log: log}
+	rt.wireOps()
 	if err := rt.wire(cfg, opt); err != nil {
 		db.Close()
 		return nil, err
@@ -92,6 +97,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		RateLimitPerMinute: cfg.HTTP.RateLimitPerMinute,
 		TrustedProxies:     proxies,
 		Version:            Version,
+		Ops:                rt.apiOps(cfg),
 	}, log)
 	rt.Handler = handler
 	return rt, nil
@@ -120,6 +126,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	rt.Janitor = &janitor.Janitor{Interval: time.Minute, Log: rt.Log, Tasks: []janitor.Task{
 		{Name: "webhook delivery retention", Run: rt.Service.PurgeDeliveries},
 		{Name: "temporary chats", Run: rt.Service.PurgeTemporaryChats},
+		rt.purgeIdempotencyKeys(),
 	}}
 	return nil
 }
@@ -143,7 +150,8 @@ func (rt *Runtime) wireWebhooks(cfg Config, opt Options) error {
 	}
 	sender := &webhook.Sender{HTTP: client, Clock: rt.Service.Clock}
 	rt.Service.Sender = sender
-	rt.Dispatcher = webhook.NewDispatcher(rt.Service, sender, wc.Workers, wc.Tick, rt.Log)
+	observed := observedSender{next: sender, metrics: rt.Metrics, maxAttempts: rt.Service.Webhooks.MaxAttempts()}
+	rt.Dispatcher = webhook.NewDispatcher(rt.Service, observed, wc.Workers, wc.Tick, rt.Log)
 	return nil
 }
 
@@ -183,11 +191,13 @@ func (rt *Runtime) Start() {
 		wg.Wait()
 		close(rt.stopped)
 	}()
+	rt.ready.Store(true)
 }
 
 // Close stops the workers, waits for them, ends idle SMTP connections and closes the
 // database.
 func (rt *Runtime) Close() error {
+	rt.Drain()
 	if rt.stop != nil {
 		rt.stop()
 		<-rt.stopped

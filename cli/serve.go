@@ -49,6 +49,11 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 		return err
 	}
 	rt.Start()
+	stopMetrics, err := serveMetrics(ctx, e.cfg.Metrics.Addr, rt.Metrics, log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	srv := &http.Server{
 		Handler:           rt.Handler,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -69,6 +74,11 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
+	}
+	rt.Drain()
+	if d := e.cfg.HTTP.DrainDelay; d > 0 {
+		log.Info("draining: /readyz answers 503 before the listener closes", "delay", d)
+		time.Sleep(d) // requests keep being served meanwhile
 	}
 	log.Info("shutting down: draining in-flight requests")
 	drain, cancel := context.WithTimeout(context.Background(), shutdownGrace)

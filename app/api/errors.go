@@ -46,6 +46,8 @@ type errorDetail struct {
 	Code    app.Code          `json:"code"`
 	Message string            `json:"message"`
 	Fields  map[string]string `json:"fields,omitempty"`
+	// RequestID is on 500s, for the user to quote (X-Request-Id).
+	RequestID string `json:"request_id,omitempty"`
 }
 
 // writeError answers err in the error format. An error that is not an *app.Error is a 500
@@ -60,7 +62,11 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if e.Code == app.CodeUnauthenticated {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
 	}
-	writeJSON(w, statusOf(e.Code), errorBody{Error: errorDetail{Code: e.Code, Message: e.Message, Fields: e.Fields}})
+	detail := errorDetail{Code: e.Code, Message: e.Message, Fields: e.Fields}
+	if e == errInternalReply {
+		detail.RequestID = requestIDOf(r)
+	}
+	writeJSON(w, statusOf(e.Code), errorBody{Error: detail})
 }
 
 func logFrom(r *http.Request) *slog.Logger {

@@ -19,6 +19,7 @@ type Config struct {
 	RateLimitPerMinute int
 	TrustedProxies     []netip.Prefix
 	Version            string
+	Ops                Ops // metrics, CORS, compression, readiness, idempotency (ops.go)
 }
 
 // Pinger tells whether the database answers.
@@ -63,7 +64,7 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 		writeError(w, r, errInternalReply)
 	}
 	router.HandleOPTIONS = false
-	s.handler = s.logRequests(s.rateLimit(router))
+	s.handler = s.wrap(router)
 	return s
 }
 
@@ -116,9 +117,7 @@ func (s *Server) serveRoute(rt *route, w http.ResponseWriter, r *http.Request, p
 		writeError(w, r, err)
 		return
 	}
-	if err := rt.handle(rq); err != nil {
-		writeError(w, r, err)
-	}
+	s.runHandler(rt, rq)
 }
 
 func (s *Server) authorize(rt *route, rq *Request) error {
@@ -218,12 +217,16 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ri := &requestInfo{}
+		id := newRequestID(w, r)
+		log := s.log.With("request_id", id) // on every line logged for this request
 		ctx := context.WithValue(r.Context(), infoKey{}, ri)
-		ctx = context.WithValue(ctx, loggerKey{}, s.log)
+		ctx = context.WithValue(ctx, loggerKey{}, log)
+		ctx = context.WithValue(ctx, requestIDKey{}, id)
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r.WithContext(ctx))
-		s.log.Info("request", "method", r.Method, "route", ri.routeName(), "status", rec.status,
-			"duration_ms", float64(time.Since(start).Microseconds())/1000, "org", ri.org)
+		log.Info("request", "method", r.Method, "route", ri.routeName(), "status", rec.status,
+			"duration_ms", float64(time.Since(start).Microseconds())/1000, "org", ri.org,
+			"client_ip", clientIP(r, s.cfg.TrustedProxies))
 	})
 }
 
@@ -236,6 +239,7 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 		h.Set("RateLimit-Remaining", itoa(remaining))
 		h.Set("RateLimit-Reset", ceilSeconds(reset))
 		if !ok {
+			s.countRateLimited()
 			h.Set("Retry-After", ceilSeconds(retry))
 			writeError(w, r, &app.Error{Code: app.CodeRateLimited, Message: "too many requests; retry after " + ceilSeconds(retry) + " s"})
 			return

@@ -267,7 +267,11 @@ func backupCmd(e *env) *cobra.Command {
 			if err := db.Backup(cmd.Context(), args[0]); err != nil {
 				return err
 			}
-			return e.print(map[string]string{"backup": args[0]}, "backup written to "+args[0]+"\n")
+			key, err := backupKey(e.cfg.keyFile(), args[0])
+			if err != nil {
+				return err
+			}
+			return e.print(map[string]string{"backup": args[0], "key": key}, "backup written to "+args[0]+keyNote(key)+"\n")
 		},
 	}
 }

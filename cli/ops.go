@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -105,4 +107,37 @@ func serveMetrics(ctx context.Context, addr string, m *api.Metrics, log *slog.Lo
 		defer cancel()
 		srv.Shutdown(shut)
 	}, nil
+}
+
+// backupKey copies the secrets key beside a backup as FILE.key (0600, never over an
+// existing file): a database restored without its key cannot open its sealed secrets. No
+// key yet (nothing was ever sealed): nothing to copy, "".
+func backupKey(keyFile, backup string) (string, error) {
+	data, err := os.ReadFile(keyFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("backup: read secrets key: %w", err)
+	}
+	dst := backup + ".key"
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("backup: %w", err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return "", fmt.Errorf("backup: write %s: %w", dst, err)
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("backup: write %s: %w", dst, err)
+	}
+	return dst, nil
+}
+
+func keyNote(key string) string {
+	if key == "" {
+		return " (no secrets key yet)"
+	}
+	return " and the secrets key to " + key + " (keep them together, and the key secret)"
 }

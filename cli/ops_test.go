@@ -1,9 +1,11 @@
 package cli_test
 
 import (
+	"bytes"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -81,5 +83,34 @@ func TestServeMetricsListenerAndReadiness(t *testing.T) {
 	}
 	if !strings.Contains(s.log(), "draining: /readyz answers 503") {
 		t.Errorf("no drain log line:\n%s", s.log())
+	}
+}
+
+// TestBackupWritesKey: `app backup FILE` also writes FILE.key (0600), the secrets key the
+// copy needs; a second backup to the same name refuses rather than overwrite.
+func TestBackupWritesKey(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "app.db")
+	mustCLI(t, db, "keys", "create", "--name", "k") // creates the database and its key
+	dst := filepath.Join(dir, "copy.db")
+	out := mustCLI(t, db, "backup", dst)
+	if !strings.Contains(out, dst+".key") {
+		t.Errorf("output does not name the key copy: %q", out)
+	}
+	want, err := os.ReadFile(filepath.Join(dir, "app.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(dst + ".key")
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("key copy %v differs or is missing", err)
+	}
+	if st, _ := os.Stat(dst + ".key"); st.Mode().Perm() != 0o600 {
+		t.Errorf("key copy mode %v", st.Mode().Perm())
+	}
+	os.Remove(dst)
+	if _, _, err := runCLI(t, db, "backup", dst); err == nil {
+		t.Errorf("a backup over an existing key copy must fail")
 	}
 }

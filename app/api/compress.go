@@ -32,3 +32,12 @@ func (s *Server) compress(next http.Handler) http.Handler {
 func isEventStream(r *http.Request) bool {
 	return strings.Contains(r.Header.Get("Accept"), "text/event-stream") || strings.HasSuffix(r.URL.Path, "/stream")
 }
+
+// Flush lets a handler flush through the request log's recorder even with a plain
+// http.Flusher assertion, as gzhttp and promhttp's wrappers make; an event stream depends on it.
+func (w *statusRecorder) Flush() {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	http.NewResponseController(w.ResponseWriter).Flush()
+}

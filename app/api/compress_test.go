@@ -2,11 +2,14 @@ package api
 
 import (
 	"bufio"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"wsapi/app"
 )
 
 // TestCompressLeavesEventStreamsUnbuffered: an SSE answer reaches the client event by event,
@@ -14,7 +17,8 @@ import (
 // still waits to send the next.
 func TestCompressLeavesEventStreamsUnbuffered(t *testing.T) {
 	t.Parallel()
-	s := &Server{cfg: Config{Ops: Ops{Compress: true}}}
+	s := &Server{cfg: Config{RateLimitPerMinute: 1000, Ops: Ops{Compress: true, Metrics: NewMetrics(), CORSOrigins: []string{"*"}}},
+		log: slog.New(slog.DiscardHandler), limiter: newIPLimiter(1000, app.SystemClock{})}
 	next := make(chan struct{})
 	sse := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -25,10 +29,20 @@ func TestCompressLeavesEventStreamsUnbuffered(t *testing.T) {
 			case <-next:
 			case <-r.Context().Done():
 				return
+			case <-time.After(10 * time.Second): // the test failed; do not hold its server
+				return
 			}
 		}
 	})
-	srv := httptest.NewServer(s.compress(sse))
+	// Through the compressor alone, and through the whole middleware chain (whose wrappers
+	// must all let http.ResponseController reach the connection's Flush).
+	for name, h := range map[string]http.Handler{"compress": s.compress(sse), "chain": s.wrap(sse)} {
+		t.Run(name, func(t *testing.T) { checkStreams(t, h, next) })
+	}
+}
+
+func checkStreams(t *testing.T, h http.Handler, next chan struct{}) {
+	srv := httptest.NewServer(h)
 	defer srv.Close()
 	for _, c := range []struct{ name, path, accept string }{
 		{"Accept: text/event-stream", "/anything", "text/event-stream"},

@@ -173,3 +173,11 @@ func (w *responseCapture) Write(b []byte) (int, error) {
 }
 
 func (w *responseCapture) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush passes a flush through (a POST that streams its answer).
+func (w *responseCapture) Flush() {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	http.NewResponseController(w.ResponseWriter).Flush()
+}

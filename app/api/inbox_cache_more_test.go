@@ -213,15 +213,21 @@ func TestInboxCacheMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		for _, want := range []int64{11, 10} { // 00011 (chat versions) builds on 00010
+		// Down to before 00010 (00011, chat versions, builds on it), through any later ones.
+		rolled := 0
+		for {
 			r, err := db.MigrateDown(context.Background())
-			if err != nil || r.Version != want {
-				t.Fatalf("down: %+v, %v; want %d rolled back", r, err, want)
+			if err != nil || r.Version < 10 {
+				t.Fatalf("down: %+v, %v; want down to 10", r, err)
+			}
+			rolled++
+			if r.Version == 10 {
+				break
 			}
 		}
 		var n int
-		if err := db.Migrate(context.Background(), func(sqlite.MigrationResult) { n++ }); err != nil || n != 2 {
-			t.Fatalf("up again: %d applied, %v", n, err)
+		if err := db.Migrate(context.Background(), func(sqlite.MigrationResult) { n++ }); err != nil || n != rolled || rolled < 2 {
+			t.Fatalf("up again: %d applied of %d rolled back, %v", n, rolled, err)
 		}
 	}
 	t.Run("down and up", func(t *testing.T) {

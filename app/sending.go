@@ -180,7 +180,8 @@ func skipReason(tx Tx, r Recipient) (string, error) {
 	return "", nil
 }
 
-func (s *Service) skipRecipient(ctx context.Context, r Recipient, reason string) error {
+func (s *Service) skipRecipient(ctx context.Context, r Recipient, reason string) (err error) {
+	defer func() { s.countSend(r, "skipped", err) }()
 	return s.Store.Write(ctx, func(tx Tx) error { return s.skipIn(tx, r, reason) })
 }
 
@@ -234,7 +235,12 @@ func (s *Service) FailRecipient(ctx context.Context, r Recipient, reason string)
 }
 
 // recordSend stores the outcome of a send: sent with its Message-ID, or failed with why.
-func (s *Service) recordSend(ctx context.Context, r Recipient, msgID *string, failure string) error {
+func (s *Service) recordSend(ctx context.Context, r Recipient, msgID *string, failure string) (err error) {
+	outcome := "sent"
+	if failure != "" {
+		outcome = "failed"
+	}
+	defer func() { s.countSend(r, outcome, err) }()
 	return s.Store.Write(ctx, func(tx Tx) error {
 		now := s.now()
 		flag := "sent"
@@ -250,10 +256,11 @@ func (s *Service) recordSend(ctx context.Context, r Recipient, msgID *string, fa
 }
 
 // sendInternal appends the broadcast to the contact's chat on its internal channel.
-func (s *Service) sendInternal(ctx context.Context, r Recipient, p sendPlan) error {
+func (s *Service) sendInternal(ctx context.Context, r Recipient, p sendPlan) (err error) {
 	if p.internalCh == "" {
 		return s.recordSend(ctx, r, nil, "the contact has no internal channel")
 	}
+	defer func() { s.countSend(r, "sent", err) }()
 	return s.Store.Write(ctx, func(tx Tx) error {
 		chatID, err := s.internalChat(tx, r.OrgID, p.internalCh)
 		if err != nil {

@@ -57,6 +57,8 @@ type Service struct {
 	Webhooks WebhookPolicy
 	Resolver Resolver
 	Sender   WebhookSender
+	// Recorder counts what operators graph (app/metrics.go); nil: nothing.
+	Recorder Recorder
 	// PublicURL is where people reach the API (file and unsubscribe links).
 	PublicURL string
 	// DNS verifies domains (dns.resolver).

@@ -29,6 +29,7 @@ type Config struct {
 	Events     EventsConfig     `mapstructure:"events"`
 	Models     ModelsConfig     `mapstructure:"models"`
 	Assistants AssistantsConfig `mapstructure:"assistants"`
+	Metrics    MetricsConfig    `mapstructure:"metrics"`
 }
 
 // EventsConfig tunes the live streams (SSE).
@@ -63,6 +64,11 @@ type HTTPConfig struct {
 	MaxConnections    int           `mapstructure:"max_connections"`
 	// ShutdownTimeout bounds the drain of requests and, at the same time, the workers' stop.
 	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
+
+	// For browsers and load balancers (cli/ops.go).
+	CORS       CORSConfig    `mapstructure:"cors"`
+	Compress   bool          `mapstructure:"compress"`
+	DrainDelay time.Duration `mapstructure:"drain_delay"`
 }
 
 // TLSConfig serves HTTPS from files or from ACME.
@@ -199,6 +205,11 @@ var defaults = map[string]any{
 	"assistants.flush_interval":       "250ms",
 	"assistants.history_messages":     40,
 	"assistants.retries":              3,
+	"metrics.addr":                    "",
+	"metrics.token":                   "",
+	"http.cors.allowed_origins":       []string{},
+	"http.compress":                   true,
+	"http.drain_delay":                "0s",
 }
 
 // newViper layers defaults, the config file, APP_* environment variables (flags are bound by

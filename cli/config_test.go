@@ -117,6 +117,9 @@ func normalize(c Config) Config {
 	if len(c.HTTP.TLS.ACMEDomains) == 0 {
 		c.HTTP.TLS.ACMEDomains = nil
 	}
+	if len(c.HTTP.CORS.AllowedOrigins) == 0 {
+		c.HTTP.CORS.AllowedOrigins = nil
+	}
 	if len(c.OAuth.Providers) == 0 {
 		c.OAuth.Providers = nil
 	}

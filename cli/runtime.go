@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/viper"
@@ -41,6 +42,9 @@ type Runtime struct {
 	Janitor    *janitor.Janitor
 	Hub        *stream.Hub
 	Runner     *assist.Runner
+	Metrics    *api.Metrics
+
+	ready atomic.Bool // /readyz: started and not draining
 
 	mailer  *mail.Mailer
 	stop    context.CancelFunc
@@ -84,6 +88,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 	svc.CacheInbox(cfg.DB.InboxCacheChats)
 	db.CacheChats(cfg.DB.InboxCacheChats)
 	rt := &Runtime{Config: cfg, DB: db, Service: svc, Log: log}
+	rt.wireOps()
 	if err := rt.wire(cfg, opt); err != nil {
 		db.Close()
 		return nil, err
@@ -109,6 +114,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		WriteTimeout:       cfg.HTTP.WriteTimeout,
 		Hub:                rt.Hub,
 		StreamHeartbeat:    cfg.Events.StreamHeartbeat,
+		Ops:                rt.apiOps(cfg),
 	}, log)
 	rt.Handler = handler
 	return rt, nil
@@ -141,6 +147,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 		{Name: "webhook delivery retention", Run: rt.Service.PurgeDeliveries},
 		{Name: "temporary chats", Run: rt.Service.PurgeTemporaryChats},
 		{Name: "stream event retention", Run: rt.Service.PurgeStreamEvents},
+		rt.purgeIdempotencyKeys(),
 	}}
 	return nil
 }
@@ -173,7 +180,8 @@ func (rt *Runtime) wireWebhooks(cfg Config, opt Options) error {
 	}
 	sender := &webhook.Sender{HTTP: client, Clock: rt.Service.Clock}
 	rt.Service.Sender = sender
-	rt.Dispatcher = webhook.NewDispatcher(rt.Service, sender, wc.Workers, wc.MaxInFlightPerOrg, wc.Tick, rt.Log)
+	observed := observedSender{next: sender, metrics: rt.Metrics, maxAttempts: rt.Service.Webhooks.MaxAttempts()}
+	rt.Dispatcher = webhook.NewDispatcher(rt.Service, observed, wc.Workers, wc.MaxInFlightPerOrg, wc.Tick, rt.Log)
 	return nil
 }
 
@@ -219,6 +227,7 @@ func (rt *Runtime) Start() {
 		wg.Wait()
 		close(rt.stopped)
 	}()
+	rt.ready.Store(true)
 }
 
 // Stop ends the workers and waits for them until ctx ends. A worker still busy then is left
@@ -242,6 +251,7 @@ func (rt *Runtime) Stop(ctx context.Context) error {
 // database. After a Stop that gave up on a stuck worker it leaves the database open for that
 // worker (the process exits next; SQLite's WAL makes that safe) instead of waiting again.
 func (rt *Runtime) Close() error {
+	rt.Drain()
 	if err := rt.Stop(context.Background()); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/crypto/acme/autocert"
@@ -63,6 +64,11 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 		return err
 	}
 	rt.Start()
+	stopMetrics, err := serveMetrics(ctx, e.cfg.Metrics.Addr, rt.Metrics, log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	log.Info("serving", "addr", ln.Addr().String(), "db", e.cfg.DB.Path, "version", Version)
 	if ready != nil {
 		ready(ln.Addr().String())
@@ -80,9 +86,15 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 // shutdown drains the HTTP server and stops the workers at the same time, each for at most
 // http.shutdown_timeout: connections still open then are closed, and workers still busy are
 // left to the exit (their leases bring their work back). So the process always ends within
-// the timeout, whatever a request or a worker is stuck in.
+// the timeout, whatever a request or a worker is stuck in. /readyz answers 503 first, for
+// http.drain_delay, so a load balancer stops sending before the listener closes.
 func (e *env) shutdown(srv *http.Server, rt *Runtime, errc <-chan error) error {
 	log := rt.Log
+	rt.Drain()
+	if d := e.cfg.HTTP.DrainDelay; d > 0 {
+		log.Info("draining: /readyz answers 503 before the listener closes", "delay", d)
+		time.Sleep(d) // requests keep being served meanwhile
+	}
 	timeout := e.cfg.HTTP.ShutdownTimeout
 	log.Info("shutting down: draining in-flight requests and stopping workers", "timeout", timeout)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"time"
 
 	"wsapi/app"
 	"wsapi/app/vcache"
@@ -31,6 +32,8 @@ type DB struct {
 	onStreamed func()
 	// chats keeps loaded chats for inbox pages (CacheChats); nil: each one is loaded.
 	chats *vcache.Cache[int64, app.Chat]
+	// writeWait is told how long each Write waited for the writer (metrics); nil: nobody.
+	writeWait func(time.Duration)
 }
 
 // SetSealer sets what seals secrets at rest; it must be set before secrets are stored.
@@ -139,7 +142,11 @@ func (db *DB) Read(ctx context.Context, fn func(app.Tx) error) error {
 
 // Write runs fn in the one write transaction; an error from fn rolls everything back.
 func (db *DB) Write(ctx context.Context, fn func(app.Tx) error) error {
+	start := time.Now()
 	tx, err := db.writer.BeginTx(ctx, nil)
+	if db.writeWait != nil {
+		db.writeWait(time.Since(start))
+	}
 	if err != nil {
 		return fmt.Errorf("sqlite: begin: %w", err)
 	}

@@ -52,6 +52,8 @@ type errorDetail struct {
 	Code    app.Code          `json:"code"`
 	Message string            `json:"message"`
 	Fields  map[string]string `json:"fields"`
+	// RequestID is on 500s, for the user to quote (X-Request-Id).
+	RequestID string `json:"request_id,omitempty"`
 }
 
 // errorBodyOf is the one place an error body is made: fields is always an object ({} when
@@ -76,7 +78,11 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if e.Code == app.CodeUnauthenticated {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
 	}
-	writeJSON(w, statusOf(e.Code), errorBodyOf(e))
+	body := errorBodyOf(e)
+	if e == errInternalReply {
+		body.Error.RequestID = requestIDOf(r)
+	}
+	writeJSON(w, statusOf(e.Code), body)
 }
 
 func logFrom(r *http.Request) *slog.Logger {

@@ -18,7 +18,14 @@ func errorFields(t *testing.T, what string, res *apitest.Response) map[string]st
 		t.Fatalf("%s: body %s is not {\"error\": {...}}", what, res.Body)
 	}
 	raw, ok := b["error"]["fields"]
-	if !ok || len(b["error"]) != 3 {
+	want := 3 // code, message, fields; a 500 also carries request_id
+	if res.Status == 500 {
+		want = 4
+		if rid := res.Header.Get("X-Request-Id"); string(b["error"]["request_id"]) != `"`+rid+`"` {
+			t.Fatalf("%s: request_id %s, want the X-Request-Id %q", what, b["error"]["request_id"], rid)
+		}
+	}
+	if !ok || len(b["error"]) != want {
 		t.Fatalf("%s (%d): error %s lacks fields, or has more than code, message, fields", what, res.Status, res.Body)
 	}
 	var fields map[string]string

@@ -30,7 +30,7 @@ func recoverPanics(next http.Handler) http.Handler {
 				// Part of the answer is out: cutting the connection is the only honest end.
 				panic(http.ErrAbortHandler)
 			}
-			writeEncoded(rec, http.StatusInternalServerError, internalErrorBody)
+			writeError(rec, r, errInternalReply)
 		}()
 		next.ServeHTTP(rec, r)
 	})

@@ -47,7 +47,8 @@ func TestHandlerPanicAnswers500Internal(t *testing.T) {
 	var d app.Domain
 	e.Do("POST", "/orgs/c/domains", nk.Token, map[string]string{"domain": "panic.example.test"}).Expect(201).JSON(&d)
 	res := e.Do("POST", "/orgs/c/domains/"+d.ID+"/verify", nk.Token, nil).ExpectError(500, "internal")
-	if string(res.Body) != `{"error":{"code":"internal","message":"internal error","fields":{}}}`+"\n" || res.Header.Get("RateLimit-Limit") == "" {
+	want := `{"error":{"code":"internal","message":"internal error","fields":{},"request_id":"` + res.Header.Get("X-Request-Id") + `"}}` + "\n"
+	if string(res.Body) != want || res.Header.Get("X-Request-Id") == "" || res.Header.Get("RateLimit-Limit") == "" {
 		t.Fatalf("answer %q, headers %v", res.Body, res.Header)
 	}
 	log := buf.String()

@@ -35,6 +35,8 @@ func (s *Server) routes() []*route {
 	return []*route{
 		public(get, "/healthz", s.healthz),
 		public(http.MethodHead, "/healthz", s.healthz), // load balancers probe with HEAD
+		public(get, "/readyz", s.readyz),
+		public(http.MethodHead, "/readyz", s.readyz),
 		public(get, "/openapi.json", s.openapi),
 		public(get, "/metadata", s.metadata),
 		public(get, "/domains/{hostname}", s.orgByDomain),

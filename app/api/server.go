@@ -29,6 +29,7 @@ type Config struct {
 	// Hub feeds the SSE routes; StreamHeartbeat is how often an idle stream gets a ping.
 	Hub             *stream.Hub
 	StreamHeartbeat time.Duration
+	Ops             Ops // metrics, CORS, compression, readiness, idempotency (ops.go)
 }
 
 // Pinger tells whether the database answers.
@@ -72,15 +73,8 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 		writeError(w, r, errNoMethod)
 	})
 	router.HandleOPTIONS = false
-	s.handler = s.middleware(router)
+	s.handler = s.wrap(router)
 	return s
-}
-
-// middleware is what every request passes before its route: the request log, the body
-// guard (deadlines, no draining) and the rate limit. Each wrapper of the ResponseWriter has
-// Unwrap, so handlers reach the connection with http.ResponseController.
-func (s *Server) middleware(h http.Handler) http.Handler {
-	return s.logRequests(recoverPanics(s.guardBodies(s.rateLimit(h))))
 }
 
 // ServeHTTP serves the API.
@@ -148,9 +142,7 @@ func (s *Server) serveRoute(rt *route, w http.ResponseWriter, r *http.Request, p
 		return
 	}
 	rq.R = r.WithContext(app.WithInputProblems(r.Context(), rq.problems))
-	if err := app.JoinProblems(rt.handle(rq), rq.problems); err != nil {
-		writeError(w, r, err)
-	}
+	s.runHandler(rt, rq)
 }
 
 func (s *Server) authorize(rt *route, rq *Request) error {
@@ -250,12 +242,16 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ri := &requestInfo{}
+		id := newRequestID(w, r)
+		log := s.log.With("request_id", id) // on every line logged for this request
 		ctx := context.WithValue(r.Context(), infoKey{}, ri)
-		ctx = context.WithValue(ctx, loggerKey{}, s.log)
+		ctx = context.WithValue(ctx, loggerKey{}, log)
+		ctx = context.WithValue(ctx, requestIDKey{}, id)
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r.WithContext(ctx))
-		s.log.Info("request", "method", r.Method, "route", ri.routeName(), "status", rec.status,
-			"duration_ms", float64(time.Since(start).Microseconds())/1000, "org", ri.org)
+		log.Info("request", "method", r.Method, "route", ri.routeName(), "status", rec.status,
+			"duration_ms", float64(time.Since(start).Microseconds())/1000, "org", ri.org,
+			"client_ip", clientIP(r, s.cfg.TrustedProxies))
 	})
 }
 
@@ -271,6 +267,7 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 		h.Set("RateLimit-Remaining", itoa(remaining))
 		h.Set("RateLimit-Reset", ceilSeconds(reset))
 		if !ok {
+			s.countRateLimited()
 			h.Set("Retry-After", ceilSeconds(retry))
 			writeError(w, r, &app.Error{Code: app.CodeRateLimited, Message: "too many requests; retry after " + ceilSeconds(retry) + " s"})
 			return

@@ -39,7 +39,7 @@ func TestStreamRenewsWriteDeadline(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	})
-	srv := httptest.NewUnstartedServer(s.middleware(stream))
+	srv := httptest.NewUnstartedServer(s.wrap(stream))
 	srv.Config.WriteTimeout = writeTimeout
 	srv.Start()
 	defer srv.Close()

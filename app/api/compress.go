@@ -1,0 +1,43 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/klauspost/compress/gzhttp"
+)
+
+// compress answers JSON bodies over 1 KiB with zstd or gzip, as the client's Accept-Encoding
+// prefers (klauspost/compress gzhttp). Event streams are never compressed: a compressor
+// holds back small writes, and an SSE client must get each event when it is flushed, so a
+// request that asks for text/event-stream, or to a .../stream route, bypasses the wrapper.
+func (s *Server) compress(next http.Handler) http.Handler {
+	if !s.cfg.Ops.Compress {
+		return next
+	}
+	wrapper, err := gzhttp.NewWrapper(gzhttp.MinSize(1024), gzhttp.ContentTypes([]string{"application/json"}))
+	if err != nil {
+		panic("api: gzhttp options: " + err.Error()) // fixed options above; cannot fail
+	}
+	compressed := wrapper(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isEventStream(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		compressed.ServeHTTP(w, r)
+	})
+}
+
+func isEventStream(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "text/event-stream") || strings.HasSuffix(r.URL.Path, "/stream")
+}
+
+// Flush lets a handler flush through the request log's recorder even with a plain
+// http.Flusher assertion, as gzhttp and promhttp's wrappers make; an event stream depends on it.
+func (w *statusRecorder) Flush() {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	http.NewResponseController(w.ResponseWriter).Flush()
+}

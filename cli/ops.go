@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"wsapi/app"
+	"wsapi/app/api"
+	"wsapi/app/janitor"
+)
+
+// MetricsConfig places the Prometheus endpoint: its own listener, or the API's behind a token.
+type MetricsConfig struct {
+	Addr  string `mapstructure:"addr"`
+	Token string `mapstructure:"token"`
+}
+
+// CORSConfig lists the browser origins allowed to call the API.
+type CORSConfig struct {
+	AllowedOrigins []string `mapstructure:"allowed_origins"`
+}
+
+// wireOps makes the runtime's metrics (before the workers, which report to them) and hooks
+// the store and the domain to them.
+func (rt *Runtime) wireOps() {
+	m := api.NewMetrics()
+	rt.Metrics = m
+	rt.Service.Recorder = m
+	rt.DB.ObserveWriteWait(m.WriteWait)
+	writer, reader := rt.DB.Pools()
+	m.Registry.MustRegister(collectors.NewDBStatsCollector(reader, "reader"), collectors.NewDBStatsCollector(writer, "writer"))
+	m.WatchStore(rt.DB, rt.Service.Clock)
+}
+
+// apiOps is the HTTP layer's share of the operational settings.
+func (rt *Runtime) apiOps(cfg Config) api.Ops {
+	return api.Ops{Metrics: rt.Metrics, MetricsToken: cfg.Metrics.Token, CORSOrigins: cfg.HTTP.CORS.AllowedOrigins,
+		Compress: cfg.HTTP.Compress, Ready: rt.ready.Load, Idempotency: rt.DB}
+}
+
+// purgeIdempotencyKeys is the janitor's task for answers kept past app.IdempotencyTTL.
+func (rt *Runtime) purgeIdempotencyKeys() janitor.Task {
+	return janitor.Task{Name: "idempotency keys", Run: func(ctx context.Context) (int, error) {
+		return rt.DB.PurgeIdempotencyKeys(ctx, rt.Service.Clock.Now().Add(-app.IdempotencyTTL))
+	}}
+}
+
+// Drain marks the process as leaving: /readyz answers 503 from now on.
+func (rt *Runtime) Drain() { rt.ready.Store(false) }
+
+// observedSender counts each webhook attempt's outcome and duration for the metrics.
+type observedSender struct {
+	next        app.WebhookSender
+	metrics     *api.Metrics
+	maxAttempts int
+}
+
+func (s observedSender) Send(ctx context.Context, j app.Job) app.Attempt {
+	start := time.Now()
+	a := s.next.Send(ctx, j)
+	if ctx.Err() != nil {
+		return a // cut short by a shutdown: released, not an attempt
+	}
+	outcome := "succeeded"
+	switch {
+	case a.Succeeded():
+	case j.Attempt >= s.maxAttempts:
+		outcome = "failed"
+	default:
+		outcome = "retrying"
+	}
+	s.metrics.WebhookAttempt(outcome, time.Since(start))
+	return a
+}
+
+// serveMetrics serves /metrics on metrics.addr until ctx ends; with no address it does
+// nothing. The listener is plain HTTP without a credential: bind it to loopback or a private
+// network only.
+func serveMetrics(ctx context.Context, addr string, m *api.Metrics, log *slog.Logger) (stop func(), err error) {
+	if addr == "" {
+		return func() {}, nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("serve: metrics listen %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics listener", "err", err)
+		}
+	}()
+	log.Info("serving metrics", "addr", ln.Addr().String())
+	return func() {
+		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(shut)
+	}, nil
+}

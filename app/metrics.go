@@ -10,8 +10,8 @@ type Recorder interface {
 	RunRecorder
 }
 
-// RunRecorder is what the assistant run loop reports. The metric vectors behind it exist
-// already (app/api/metrics.go) so that the run loop, merged separately, only has to call it.
+// RunRecorder is what the assistant runs report: FinishRun counts runs and tokens, the run
+// loop (app/assist) the time to the first token.
 type RunRecorder interface {
 	// RunFinished counts one run by model and outcome (COMPLETED, FAILED, CANCELED).
 	RunFinished(model, outcome string)
@@ -44,6 +44,9 @@ func (s *Service) recorder() Recorder {
 	}
 	return s.Recorder
 }
+
+// RunMetrics is where the run loop reports what only it sees (time to the first token).
+func (s *Service) RunMetrics() RunRecorder { return s.recorder() }
 
 // countSend records a recipient's outcome once its transaction committed.
 func (s *Service) countSend(r Recipient, outcome string, err error) {

@@ -258,7 +258,29 @@ func (s *Service) FlushRun(ctx context.Context, job RunJob, text string) (stop b
 // A recorded cancel makes the run CANCELED whatever the runner saw.
 func (s *Service) FinishRun(ctx context.Context, job RunJob, out RunOutcome) error {
 	now := s.now()
-	return s.Store.Write(ctx, func(tx Tx) error { return s.finish(tx, job, out, now) })
+	err := s.Store.Write(ctx, func(tx Tx) error { return s.finish(tx, job, out, now) })
+	if err == nil {
+		s.countRun(job, out)
+	}
+	return err
+}
+
+// countRun reports a finished run and its tokens to the operator's metrics.
+func (s *Service) countRun(job RunJob, out RunOutcome) {
+	rec := s.recorder()
+	model := out.Model
+	if model == "" {
+		model = job.Model
+	}
+	rec.RunFinished(model, out.Status)
+	for _, t := range out.Turns {
+		for kind, n := range map[string]float64{"input": t.InputTokens, "output": t.OutputTokens,
+			"cache_read": t.InputTokensCacheRead, "cache_write": t.InputTokensCacheWrite} {
+			if n > 0 {
+				rec.RunTokens(t.Model, kind, int(n))
+			}
+		}
+	}
 }
 
 func (s *Service) finish(tx Tx, job RunJob, out RunOutcome, now Time) error {

@@ -213,7 +213,7 @@ func TestMetricsWorkers(t *testing.T) {
 	wantMetric(t, fams, 0, "wsapi_webhook_deliveries_queued", "state", "paused")
 	wantMetric(t, fams, 0, "wsapi_webhook_deliveries_queued", "state", "disabled")
 	wantMetric(t, fams, 0, "wsapi_store_scrape_errors")
-	// The assistant-run metrics exist, empty, for the run loop to fill.
+	// The assistant-run metrics exist, empty, before any run (app/assist's TestRunMetricsAfterARun fills them).
 	for _, name := range []string{"wsapi_assistant_runs_total", "wsapi_assistant_tokens_total", "wsapi_assistant_first_token_seconds"} {
 		if fams[name] != nil && len(fams[name].Metric) != 0 {
 			t.Errorf("%s has series before any run", name)

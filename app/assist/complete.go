@@ -59,7 +59,14 @@ func (r *Runner) attempts(ctx context.Context, model string, req Request, rep *r
 	var turns []app.TurnUsage
 	for attempt := 0; ; attempt++ {
 		before := rep.runes
-		res, err := p.Stream(ctx, req, rep.onText)
+		start, first := time.Now(), true
+		res, err := p.Stream(ctx, req, func(piece string) {
+			if first && piece != "" {
+				first = false
+				r.Service.RunMetrics().FirstToken(model, time.Since(start))
+			}
+			rep.onText(piece)
+		})
 		if err == nil || rep.runes > before || res.Reported {
 			turns = append(turns, turnUsage(model, req, res, rep.String()[rep.byteAt(before):]))
 		}

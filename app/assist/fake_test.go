@@ -85,7 +85,7 @@ func (h *hanging) canceledAt(t *testing.T, n int) time.Time {
 func (w *world) streaming(t *testing.T, n int, want string) app.Message {
 	t.Helper()
 	var m app.Message
-	w.e.Eventually(5*time.Second, "reply streaming", func() bool {
+	w.e.Eventually(20*time.Second, "reply streaming", func() bool {
 		rs := w.replies(t)
 		if len(rs) < n {
 			return false

@@ -28,7 +28,7 @@ func TestLoopRetryHonoursRetryAfter(t *testing.T) {
 	w := newWorld(t, e, e.AdminKey, "c", modelConfig("fake:m1"))
 	w.say(t, "user", "hi")
 	w.debounce()
-	e.Eventually(5*time.Second, "the retry waits", func() bool { return e.Clock.Waiters() > 0 })
+	e.Eventually(20*time.Second, "the retry waits", func() bool { return e.Clock.Waiters() > 0 })
 	e.Clock.Advance(4 * time.Second)
 	time.Sleep(30 * time.Millisecond)
 	if calls.Load() != 1 {

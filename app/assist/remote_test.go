@@ -23,7 +23,7 @@ func TestOpenAIStreamedAnswer(t *testing.T) {
 	oa := apitest.NewOpenAIServer(t)
 	oa.Reply(apitest.LLMReply{Text: []string{"Hel", "lo ", "there"},
 		Usage: &apitest.LLMUsage{Input: 120, CacheRead: 20, Output: 7, Reasoning: 2}})
-	e := newEnv(t, provider("oa", "openai", oa, 5*time.Second), func(c *cli.Config) {
+	e := newEnv(t, provider("oa", "openai", oa, 30*time.Second), func(c *cli.Config) {
 		c.Models.Default = "oa:gpt-4o-mini"
 		c.Models.Prices = map[string]app.Price{"oa:gpt-4o-mini": {Input: 1000, CacheRead: 100, Output: 2000}}
 	})
@@ -59,11 +59,11 @@ func TestOpenAIRetryAfter(t *testing.T) {
 	oa := apitest.NewOpenAIServer(t)
 	oa.Fail(429, "3")
 	oa.Reply(apitest.TextReply("after the wait"))
-	e := newEnv(t, provider("oa", "openai", oa, 5*time.Second))
+	e := newEnv(t, provider("oa", "openai", oa, 30*time.Second))
 	w := newWorld(t, e, e.AdminKey, "c", modelConfig("oa:gpt-4o-mini"))
 	w.say(t, "user", "hi")
 	w.debounce()
-	e.Eventually(5*time.Second, "the retry waits", func() bool { return e.Clock.Waiters() > 0 })
+	e.Eventually(20*time.Second, "the retry waits", func() bool { return e.Clock.Waiters() > 0 })
 	e.Clock.Advance(2 * time.Second)
 	time.Sleep(30 * time.Millisecond)
 	if n := len(oa.Requests()); n != 1 {
@@ -86,7 +86,7 @@ func TestFallbackThenFailure(t *testing.T) {
 	}
 	an.Reply(apitest.LLMReply{Text: []string{"from ", "claude"},
 		Usage: &apitest.LLMUsage{Input: 50, CacheRead: 10, CacheWrite: 5, Output: 4}})
-	e := newEnv(t, provider("oa", "openai", oa, 5*time.Second), provider("an", "anthropic", an, 5*time.Second),
+	e := newEnv(t, provider("oa", "openai", oa, 30*time.Second), provider("an", "anthropic", an, 30*time.Second),
 		apitest.WithModels("", "an:claude-test"))
 	w := newWorld(t, e, e.AdminKey, "c", modelConfig("oa:gpt-4o-mini"))
 	w.say(t, "user", "hi")
@@ -119,7 +119,7 @@ func TestFallbackThenFailure(t *testing.T) {
 func TestFailureAfterTextKeepsTextOverHTTP(t *testing.T) {
 	oa := apitest.NewOpenAIServer(t)
 	oa.Reply(apitest.LLMReply{Text: []string{"Partial ", "answer", " never sent"}, Drop: true, DropAfter: 2})
-	e := newEnv(t, provider("oa", "openai", oa, 5*time.Second))
+	e := newEnv(t, provider("oa", "openai", oa, 30*time.Second))
 	w := newWorld(t, e, e.AdminKey, "c", modelConfig("oa:gpt-4o-mini"))
 	w.say(t, "user", "hi")
 	w.debounce()
@@ -136,7 +136,7 @@ func TestCancelClosesProviderConnection(t *testing.T) {
 	oa := apitest.NewOpenAIServer(t)
 	step := make(chan struct{})
 	oa.Reply(apitest.LLMReply{Text: []string{"Let me ", "think", " about it"}, Step: step})
-	e := newEnv(t, provider("oa", "openai", oa, 5*time.Second))
+	e := newEnv(t, provider("oa", "openai", oa, 30*time.Second))
 	w := newWorld(t, e, e.AdminKey, "c", modelConfig("oa:gpt-4o-mini"))
 	w.say(t, "user", "hi")
 	w.debounce()
@@ -164,7 +164,7 @@ func TestTakeoverClosesProviderConnection(t *testing.T) {
 	oa := apitest.NewOpenAIServer(t)
 	step := make(chan struct{})
 	oa.Reply(apitest.LLMReply{Text: []string{"Half ", "an answer", " more"}, Step: step})
-	e := newEnv(t, provider("oa", "openai", oa, 5*time.Second))
+	e := newEnv(t, provider("oa", "openai", oa, 30*time.Second))
 	w := newWorld(t, e, e.AdminKey, "c", modelConfig("oa:gpt-4o-mini"))
 	w.say(t, "user", "hi")
 	w.debounce()
@@ -203,7 +203,7 @@ func TestSupersedeOverHTTP(t *testing.T) {
 	oa := apitest.NewOpenAIServer(t)
 	step := make(chan struct{})
 	oa.Reply(apitest.LLMReply{Text: []string{"Half ", "an answer", " more"}, Step: step}, apitest.TextReply("the new answer"))
-	e := newEnv(t, provider("oa", "openai", oa, 5*time.Second))
+	e := newEnv(t, provider("oa", "openai", oa, 30*time.Second))
 	w := newWorld(t, e, e.AdminKey, "c", modelConfig("oa:gpt-4o-mini"))
 	w.say(t, "user", "hi")
 	w.debounce()

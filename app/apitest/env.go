@@ -53,6 +53,9 @@ func New(t testing.TB, configure ...func(*cli.Config)) *Env {
 	for _, f := range configure {
 		f(&cfg)
 	}
+	if err := placeTemplate(cfg.DB.Path); err != nil {
+		t.Fatalf("apitest: %v", err)
+	}
 	clock := app.NewManualClock(Start)
 	log := slog.New(slog.DiscardHandler)
 	if os.Getenv("APITEST_LOG") != "" {

@@ -107,16 +107,12 @@ func (t *Tx) CreateRecipients(b app.Broadcast, now app.Time) (int, error) {
 		return 0, err
 	}
 	type target struct{ contact, channel, userID, name, username, phone, email string }
-	var ts []target
-	for rows.Next() {
-		var x target
-		if err := rows.Scan(&x.contact, &x.channel, &x.userID, &x.name, &x.username, &x.phone, &x.email); err != nil {
-			rows.Close()
-			return 0, mapErr(err)
-		}
-		ts = append(ts, x)
+	ts, err := collect(rows, func(r rowScanner) (x target, err error) {
+		return x, r.Scan(&x.contact, &x.channel, &x.userID, &x.name, &x.username, &x.phone, &x.email)
+	})
+	if err != nil {
+		return 0, err
 	}
-	rows.Close()
 	err = t.insertBatches(`INSERT INTO broadcast_recipients (id, org_id, broadcast_id, contact_id, channel_id,
 		integration_id, user_id, name, username, phone, email, status, created_at, updated_at)`, 14, len(ts), func(i int) []any {
 		x := ts[i]

@@ -33,18 +33,21 @@ func (t *Tx) MatchChannels(orgID string, userIDs, emails, phones []string) (app.
 		if err != nil {
 			return m, err
 		}
-		for rows.Next() {
-			var key string
-			var ref app.ChannelRef
-			if err := rows.Scan(&key, &ref.ContactID, &ref.ChannelID); err != nil {
-				rows.Close()
-				return m, mapErr(err)
-			}
-			if _, seen := l.into[key]; !seen { // the oldest channel wins
-				l.into[key] = ref
+		type keyed struct {
+			key string
+			ref app.ChannelRef
+		}
+		found, err := collect(rows, func(r rowScanner) (k keyed, err error) {
+			return k, r.Scan(&k.key, &k.ref.ContactID, &k.ref.ChannelID)
+		})
+		if err != nil {
+			return m, err
+		}
+		for _, k := range found {
+			if _, seen := l.into[k.key]; !seen { // the oldest channel wins
+				l.into[k.key] = k.ref
 			}
 		}
-		rows.Close()
 	}
 	return m, nil
 }

@@ -150,9 +150,12 @@ func (db *DB) Write(ctx context.Context, fn func(app.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: begin: %w", err)
 	}
+	// Deferred, so a panic in fn also ends the transaction: else the one writer connection
+	// would stay inside it and every later write would wait forever. (After a commit it is a
+	// no-op.)
+	defer tx.Rollback()
 	t := &Tx{tx: tx, ctx: ctx, db: db}
 	if err := fn(t); err != nil {
-		tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {

@@ -244,6 +244,38 @@ func TestTransactions(t *testing.T) {
 	}
 }
 
+// TestWritePanicRollsBack: a panic inside a write transaction rolls it back and frees the one
+// writer connection, so the next write goes through instead of waiting forever.
+func TestWritePanicRollsBack(t *testing.T) {
+	t.Parallel()
+	db, _ := openDB(t)
+	now := app.At(time.Now())
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the panic did not reach the caller")
+			}
+		}()
+		_ = db.Write(bg, func(tx app.Tx) error {
+			if err := tx.CreateOrg(app.Org{ID: app.NewID("org"), Name: "gone", Plan: app.PlanFree, CreatedAt: now, UpdatedAt: now}); err != nil {
+				return err
+			}
+			panic("boom")
+		})
+	}()
+	ctx, cancel := context.WithTimeout(bg, 5*time.Second)
+	defer cancel()
+	err := db.Write(ctx, func(tx app.Tx) error {
+		if n, err := tx.CountOrgs(); err != nil || n != 0 {
+			return fmt.Errorf("%d orgs after a panicked write (%v)", n, err)
+		}
+		return tx.CreateOrg(app.Org{ID: app.NewID("org"), Name: "next", Plan: app.PlanFree, CreatedAt: now, UpdatedAt: now})
+	})
+	if err != nil {
+		t.Fatalf("the write after a panic: %v", err)
+	}
+}
+
 // TestConcurrentWritesAndReads: the single writer serializes writers; readers run beside it.
 func TestConcurrentWritesAndReads(t *testing.T) {
 	t.Parallel()

@@ -138,16 +138,13 @@ func (t *Tx) ListDeliveries(orgID, webhookID, status string, p app.Page) ([]app.
 	if err != nil {
 		return nil, 0, err
 	}
-	out := []app.Delivery{}
-	for rows.Next() {
-		d, err := scanDelivery(rows)
-		if err != nil {
-			rows.Close()
-			return nil, 0, mapErr(err)
-		}
-		out = append(out, d)
+	out, err := collect(rows, scanDelivery)
+	if err != nil {
+		return nil, 0, err
 	}
-	rows.Close()
+	if out == nil {
+		out = []app.Delivery{}
+	}
 	return out, total, t.attachAttempts(out)
 }
 

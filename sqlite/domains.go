@@ -144,16 +144,10 @@ func (t *Tx) ListIdentities(orgID string, p app.Page) ([]app.EmailIdentity, int,
 	if err != nil {
 		return nil, 0, err
 	}
-	var out []app.EmailIdentity
-	for rows.Next() {
-		e, err := scanIdentity(rows)
-		if err != nil {
-			rows.Close()
-			return nil, 0, mapErr(err)
-		}
-		out = append(out, e)
+	out, err := collect(rows, scanIdentity)
+	if err != nil {
+		return nil, 0, err
 	}
-	rows.Close()
 	for i, e := range out {
 		d, err := t.GetDomain(orgID, e.DomainID)
 		if err != nil {

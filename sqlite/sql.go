@@ -16,17 +16,31 @@ func prefixed(alias, columns string) string {
 	return strings.Join(parts, ", ")
 }
 
+// collect scans every row with scan and closes the rows. An error that ends the iteration
+// early (rows.Err) is an error, never a silently short list (Miniflux's bug).
+func collect[T any](rows *sql.Rows, scan func(rowScanner) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+	return out, nil
+}
+
 // scanDue reads the (id, org, queue) rows of a claim's candidates, in the query's order, and
 // closes them.
 func scanDue(rows *sql.Rows) ([]app.Due, error) {
-	defer rows.Close()
-	var due []app.Due
-	for rows.Next() {
-		var d app.Due
-		if err := rows.Scan(&d.ID, &d.Org, &d.Queue); err != nil {
-			return nil, mapErr(err)
-		}
-		due = append(due, d)
-	}
-	return due, mapErr(rows.Err())
+	return collect(rows, func(r rowScanner) (d app.Due, err error) {
+		return d, r.Scan(&d.ID, &d.Org, &d.Queue)
+	})
 }
+
+// scanString reads a one-column row of text.
+func scanString(r rowScanner) (s string, err error) { return s, r.Scan(&s) }

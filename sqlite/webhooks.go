@@ -115,16 +115,10 @@ func (t *Tx) InsertEvent(e app.Event, body []byte) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return 0, mapErr(err)
-		}
-		ids = append(ids, id)
+	ids, err := collect(rows, scanString)
+	if err != nil {
+		return 0, err
 	}
-	rows.Close()
 	for _, id := range ids {
 		d := app.Delivery{ID: app.NewID("dlv"), OrgID: e.OrgID, WebhookID: id, EventID: e.ID, EventType: e.Type,
 			Status: app.DeliveryPending, NextAttemptAt: e.CreatedAt, CreatedAt: e.CreatedAt, UpdatedAt: e.CreatedAt}

@@ -60,6 +60,9 @@ func NewPrepared(t testing.TB, prepare func(*cli.Runtime), configure ...func(*cl
 	for _, f := range configure {
 		f(&cfg)
 	}
+	if err := placeTemplate(cfg.DB.Path); err != nil {
+		t.Fatalf("apitest: %v", err)
+	}
 	clock := app.NewManualClock(Start)
 	log := slog.New(slog.DiscardHandler)
 	if os.Getenv("APITEST_LOG") != "" {

@@ -22,6 +22,7 @@ func paragraph(tag string, n int) string {
 }
 
 func TestChunkKeepsParagraphsWhole(t *testing.T) {
+	t.Parallel()
 	var paras []string
 	for i := 0; i < 25; i++ {
 		paras = append(paras, paragraph(fmt.Sprintf("para%02d", i), 150+i*20))
@@ -51,6 +52,7 @@ func TestChunkKeepsParagraphsWhole(t *testing.T) {
 }
 
 func TestChunkCutsOnlyLongParagraphs(t *testing.T) {
+	t.Parallel()
 	long := paragraph("long", 2600)
 	chunks := knowledge.Chunk("short one\n\n"+long+"\n\nshort two", knowledge.ChunkSize)
 	if len(chunks) < 3 {
@@ -78,6 +80,7 @@ func TestChunkCutsOnlyLongParagraphs(t *testing.T) {
 }
 
 func TestChunkCountsCharactersAndNormalizesBreaks(t *testing.T) {
+	t.Parallel()
 	a, b := strings.Repeat("é", 600), strings.Repeat("ü", 600)
 	chunks := knowledge.Chunk(a+"\r\n\r\n"+b+"\n\n\n\n   \n\n", knowledge.ChunkSize)
 	if len(chunks) != 2 || chunks[0] != a || chunks[1] != b {
@@ -119,6 +122,7 @@ func minimalPDF(text string) []byte {
 }
 
 func TestPDFTextReadsAHandMadePDF(t *testing.T) {
+	t.Parallel()
 	data := minimalPDF("Hello from a PDF")
 	if len(data) > 1000 {
 		t.Fatalf("the PDF weighs %d bytes", len(data))

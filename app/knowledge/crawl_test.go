@@ -13,6 +13,7 @@ import (
 )
 
 func TestCrawlRespectsMaxPagesAndHost(t *testing.T) {
+	t.Parallel()
 	var offHost atomic.Int64
 	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		offHost.Add(1)
@@ -79,6 +80,7 @@ func TestCrawlRespectsMaxPagesAndHost(t *testing.T) {
 }
 
 func TestCrawlFailedPageIsAFailedChild(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -125,6 +127,7 @@ func TestCrawlFailedPageIsAFailedChild(t *testing.T) {
 }
 
 func TestCrawlRefusesPrivateAddresses(t *testing.T) {
+	t.Parallel()
 	apitest.Resolver.Set("intranet.example.test", apitest.Addrs("10.1.2.3"))
 	e := newEnv(t, func(c *cli.Config) { c.Webhooks.AllowPrivateTargets = false })
 	asst := assistant(t, e)
@@ -142,6 +145,7 @@ func TestCrawlRefusesPrivateAddresses(t *testing.T) {
 }
 
 func TestURLContentValidation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	asst := assistant(t, e)
 	post := func(content map[string]any) map[string]any {
@@ -179,6 +183,7 @@ func TestURLContentValidation(t *testing.T) {
 }
 
 func TestMaxPagesCeilingFromConfig(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *cli.Config) { c.Knowledge.MaxPages = 4 })
 	asst := assistant(t, e)
 	if k := addURL(t, e, asst, "https://example.invalid/", 0); k.Content.MaxPages != 4 {

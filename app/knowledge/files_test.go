@@ -14,6 +14,7 @@ import (
 )
 
 func TestTextProcessingChunksOnParagraphs(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	asst := assistant(t, e)
 	var paras []string
@@ -62,6 +63,7 @@ func TestTextProcessingChunksOnParagraphs(t *testing.T) {
 }
 
 func TestFileUploadsAreProcessed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	asst := assistant(t, e)
 	html := `<html><head><title>Doc</title><style>.x{color:red} stylesecretword</style>
@@ -117,6 +119,7 @@ func TestFileUploadsAreProcessed(t *testing.T) {
 }
 
 func TestFileUploadBounds(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	asst := assistant(t, e)
 	upload(t, e, asst, "setup.exe", "", []byte("MZ binary")).ExpectError(400, "invalid_argument", "file")

@@ -29,6 +29,7 @@ func waitStatus(t *testing.T, e *apitest.Env, asst, id string, want string) app.
 }
 
 func TestTextIsChunkedAndSearchable(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	asst := assistant(t, e)
 	text := strings.Repeat("Plain filler paragraph about nothing much at all.\n\n", 60) + "The refund window is thirty days.\n\n"
@@ -47,6 +48,7 @@ func TestTextIsChunkedAndSearchable(t *testing.T) {
 }
 
 func TestCrawlSameHostUpToMaxPages(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	for i := 0; i < 6; i++ {
 		mux.HandleFunc(fmt.Sprintf("/p%d", i), func(w http.ResponseWriter, r *http.Request) {

@@ -21,6 +21,7 @@ func listPage(t *testing.T, e *apitest.Env, asst, query string) ([]app.Knowledge
 }
 
 func TestListPaginationByCursorAndPage(t *testing.T) {
+	t.Parallel()
 	s := crawlSite(t)
 	e := newEnv(t)
 	asst := assistant(t, e)
@@ -101,6 +102,7 @@ func TestListPaginationByCursorAndPage(t *testing.T) {
 }
 
 func TestListFilters(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	asst := assistant(t, e)
 	text := settle(t, e, asst, addText(t, e, asst, "Refund policy", "Refunds within thirty days.").ID)
@@ -172,6 +174,7 @@ func sameSet(a, b string) bool {
 }
 
 func TestSearchRankingScopeAndBounds(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	asst := assistant(t, e)
 	once := settle(t, e, asst, addText(t, e, asst, "Once", "The quokka lives on an island near the city of Perth in Australia.").ID)

@@ -53,6 +53,7 @@ func retry(e *apitest.Env, asst, id string) *apitest.Response {
 }
 
 func TestRetryFailedThenRecrawl(t *testing.T) {
+	t.Parallel()
 	site := &switchSite{status: 500}
 	s := httptest.NewServer(site)
 	defer s.Close()
@@ -102,6 +103,7 @@ func TestRetryFailedThenRecrawl(t *testing.T) {
 }
 
 func TestRetryFailedFile(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	asst := assistant(t, e)
 	var k app.KnowledgeContent
@@ -138,6 +140,7 @@ func call(t *testing.T, base, key, method, path string, body any, out any) {
 }
 
 func TestProcessingResumesAfterACrash(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	dbPath, keyFile := filepath.Join(dir, "test.db"), filepath.Join(dir, "app.key")
 	cfg := cli.DefaultConfig()

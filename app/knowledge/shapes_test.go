@@ -56,6 +56,7 @@ func checkContent(t *testing.T, m map[string]any, typ, status string) {
 }
 
 func TestTextContentShape(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	asst := assistant(t, e)
 	text := "Opening hours are nine to five.\n\nWe are closed on Sundays."
@@ -116,6 +117,7 @@ func crawlSite(t *testing.T) *httptest.Server {
 }
 
 func TestCrawlShapeParentAndChildren(t *testing.T) {
+	t.Parallel()
 	s := crawlSite(t)
 	e := newEnv(t)
 	asst := assistant(t, e)
@@ -160,6 +162,7 @@ func TestCrawlShapeParentAndChildren(t *testing.T) {
 }
 
 func TestDeleteRemovesChunksAndChildren(t *testing.T) {
+	t.Parallel()
 	s := crawlSite(t)
 	e := newEnv(t)
 	asst := assistant(t, e)
@@ -201,6 +204,7 @@ func TestDeleteRemovesChunksAndChildren(t *testing.T) {
 }
 
 func TestKnowledgeOutOfReach(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	asst := assistant(t, e)
 	k := settle(t, e, asst, addText(t, e, asst, "Secret plan", "The plan involves marmots.").ID)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestBroadcastCreateValidation(t *testing.T) {
+	t.Parallel()
 	s := newEmailSetup(t)
 	e := s.e
 	c := s.contact(t, "Ann", "ann@dest.test")
@@ -70,6 +71,7 @@ func TestBroadcastCreateValidation(t *testing.T) {
 }
 
 func TestBroadcastRecipientsComputedAtCreate(t *testing.T) {
+	t.Parallel()
 	s := newEmailSetup(t, manyRequests)
 	e := s.e
 	var seg app.Segment
@@ -138,6 +140,7 @@ func TestBroadcastRecipientsComputedAtCreate(t *testing.T) {
 }
 
 func TestBroadcastRecipientShape(t *testing.T) {
+	t.Parallel()
 	s := newEmailSetup(t)
 	e := s.e
 	c := customContact(t, e, "Ann", "ann@dest.test")

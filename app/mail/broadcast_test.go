@@ -72,6 +72,7 @@ func (s *emailSetup) broadcast(t *testing.T, contacts ...app.Contact) app.Broadc
 }
 
 func TestBroadcastEmailIsDKIMSignedWithWorkingUnsubscribe(t *testing.T) {
+	t.Parallel()
 	s := newEmailSetup(t, func(c *cli.Config) { c.HTTP.PublicURL = "https://api.example.test" })
 	ann := s.contact(t, "Ann", "ann@dest.test")
 	s.broadcast(t, ann)
@@ -122,6 +123,7 @@ func TestBroadcastEmailIsDKIMSignedWithWorkingUnsubscribe(t *testing.T) {
 }
 
 func TestBadUnsubscribeLinkAnswersAPage(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	res := e.Do("GET", "/u/not-a-token", "", nil).Expect(404)
 	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") || !strings.Contains(string(res.Body), "not valid") {
@@ -132,6 +134,7 @@ func TestBadUnsubscribeLinkAnswersAPage(t *testing.T) {
 
 // The confirmation page's button POSTs its form and gets a page back, not JSON.
 func TestUnsubscribeConfirmationForm(t *testing.T) {
+	t.Parallel()
 	s := newEmailSetup(t)
 	ann := s.contact(t, "Ann", "ann@dest.test")
 	s.broadcast(t, ann)

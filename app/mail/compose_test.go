@@ -46,6 +46,7 @@ func outbound(t *testing.T, name, unsubscribeURL string) app.OutboundEmail {
 // string, non-ASCII as encoded words, and a control character stored before input refused it
 // becomes a space instead of failing every send.
 func TestComposeDisplayNames(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, want string }{
 		{`Bob "The Builder" O'Brien`, `Bob "The Builder" O'Brien`},
 		{`Back\slash`, `Back\slash`},
@@ -68,6 +69,7 @@ func TestComposeDisplayNames(t *testing.T) {
 
 // RFC 8058: List-Unsubscribe-Post goes only with an https link.
 func TestComposeOneClickOnlyOverHTTPS(t *testing.T) {
+	t.Parallel()
 	h := composeHeaders(t, outbound(t, "News", "https://api.example.com/u/tok"))
 	if h.Get("List-Unsubscribe") != "<https://api.example.com/u/tok>" || h.Get("List-Unsubscribe-Post") != "List-Unsubscribe=One-Click" {
 		t.Errorf("https: List-Unsubscribe %q, -Post %q", h.Get("List-Unsubscribe"), h.Get("List-Unsubscribe-Post"))

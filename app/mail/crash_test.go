@@ -198,6 +198,7 @@ func (m dieAfterSends) Send(ctx context.Context, e app.OutboundEmail) error {
 // TestCrashWithClaimedRecipients claims recipients in a process that is never started, sends
 // two of them without recording it, and closes the database: a killed process.
 func TestCrashWithClaimedRecipients(t *testing.T) {
+	t.Parallel()
 	dir, dnsSrv, sink := t.TempDir(), apitest.NewDNSServer(t), slowSink(t)
 	configure := crashConfig(dir, dnsSrv, sink)
 	cfg := cli.DefaultConfig()
@@ -250,6 +251,7 @@ func TestCrashWithClaimedRecipients(t *testing.T) {
 // TestCrashMidBroadcast kills a running sender (its database goes away under it) while a
 // broadcast is half sent to a slow relay, then restarts on the same files.
 func TestCrashMidBroadcast(t *testing.T) {
+	t.Parallel()
 	dir, dnsSrv, sink := t.TempDir(), apitest.NewDNSServer(t), slowSink(t)
 	configure := crashConfig(dir, dnsSrv, sink)
 	a := apitest.New(t, configure)
@@ -274,6 +276,7 @@ func TestCrashMidBroadcast(t *testing.T) {
 // SIGTERM: the messages it already handed to the relay are recorded, so a restart sends
 // nothing twice.
 func TestGracefulStopRecordsSendsUnderWay(t *testing.T) {
+	t.Parallel()
 	dir, dnsSrv, sink := t.TempDir(), apitest.NewDNSServer(t), slowSink(t)
 	configure := crashConfig(dir, dnsSrv, sink)
 	a := apitest.New(t, configure)

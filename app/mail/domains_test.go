@@ -28,6 +28,7 @@ func publish(dnsSrv *apitest.DNSServer, d app.Domain) {
 }
 
 func TestDomainCreateAnswersTheRecordsToPublish(t *testing.T) {
+	t.Parallel()
 	e, _ := domainEnv(t)
 	m := e.Do("POST", "/orgs/c/domains", e.AdminKey, map[string]string{"domain": "Mail.Example.TEST."}).Expect(201).Map()
 	if m["domain"] != "mail.example.test" || m["dkim_status"] != "PENDING" || m["verified_at"] != nil || m["verify_error"] != nil {
@@ -62,6 +63,7 @@ func TestDomainCreateAnswersTheRecordsToPublish(t *testing.T) {
 }
 
 func TestDomainVerifyOutcomes(t *testing.T) {
+	t.Parallel()
 	e, dnsSrv := domainEnv(t)
 	var ok, wrong, missing app.Domain
 	e.Do("POST", "/orgs/c/domains", e.AdminKey, map[string]string{"domain": "ok.example.test"}).Expect(201).JSON(&ok)
@@ -103,6 +105,7 @@ func TestDomainVerifyOutcomes(t *testing.T) {
 }
 
 func TestDomainPrivateKeyNeverLeaves(t *testing.T) {
+	t.Parallel()
 	e, dnsSrv := domainEnv(t)
 	var d app.Domain
 	created := e.Do("POST", "/orgs/c/domains", e.AdminKey, map[string]string{"domain": "secret.example.test"}).Expect(201)
@@ -160,6 +163,7 @@ func TestDomainPrivateKeyNeverLeaves(t *testing.T) {
 }
 
 func TestPublicOrgByDomain(t *testing.T) {
+	t.Parallel()
 	e, dnsSrv := domainEnv(t)
 	e.Do("PATCH", "/orgs/c", e.AdminKey, map[string]any{"name": "Acme", "logo_url": "https://acme.test/logo.png",
 		"config": map[string]string{"email": "hi@acme.test", "address": "1 Road", "terms_url": "https://acme.test/t",
@@ -215,6 +219,7 @@ func TestPublicOrgByDomain(t *testing.T) {
 
 // A failed lookup names the DNS server that was asked (dns.resolver), not the system's.
 func TestDomainVerifyErrorNamesTheResolverAsked(t *testing.T) {
+	t.Parallel()
 	e, dnsSrv := domainEnv(t)
 	var d app.Domain
 	e.Do("POST", "/orgs/c/domains", e.AdminKey, map[string]string{"domain": "nowhere.example.test"}).Expect(201).JSON(&d)

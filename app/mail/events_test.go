@@ -30,6 +30,7 @@ func postEvent(e *apitest.Env, id string, body map[string]any) *apitest.Response
 }
 
 func TestRecipientEventsSetEachFlagOnce(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	e.Webhook(e.AdminKey, "c", rcv.URL, app.EventBroadcastBounced, app.EventBroadcastComplained, app.EventContactUnsubscribed, app.EventBroadcastFailed)
@@ -88,6 +89,7 @@ func TestRecipientEventsSetEachFlagOnce(t *testing.T) {
 }
 
 func TestBounceAndComplaintSuppressAndUnsubscribe(t *testing.T) {
+	t.Parallel()
 	s := newEmailSetup(t)
 	e := s.e
 	rcv := apitest.NewReceiver(t)
@@ -154,6 +156,7 @@ func TestBounceAndComplaintSuppressAndUnsubscribe(t *testing.T) {
 }
 
 func TestRecipientEventValidation(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	b, _ := customBroadcast(t, e, "a@dest.test")
 	r := recipientOf(t, e, b.ID, "a@dest.test")
@@ -179,6 +182,7 @@ func TestRecipientEventValidation(t *testing.T) {
 }
 
 func TestCustomBroadcastWaitsForEvents(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	e.Webhook(e.AdminKey, "c", rcv.URL, app.EventBroadcastFailed)
@@ -212,6 +216,7 @@ func TestCustomBroadcastWaitsForEvents(t *testing.T) {
 }
 
 func TestRecipientEventBoundsNameTheirFields(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	e.Do("POST", "/orgs/c/broadcasts/recipients/rcpt_x/events", e.AdminKey, map[string]any{"type": "nope",
 		"message_id": strings.Repeat("m", 999), "reason": strings.Repeat("r", 1001)}).ExpectError(400, "invalid_argument", "type", "message_id", "reason")

@@ -33,6 +33,7 @@ func sameKeys(t *testing.T, what string, m map[string]any, want []string) {
 }
 
 func TestIdentityShapeFollowsItsDomain(t *testing.T) {
+	t.Parallel()
 	e, dnsSrv := domainEnv(t)
 	var d app.Domain
 	e.Do("POST", "/orgs/c/domains", e.AdminKey, map[string]string{"domain": "news.example.test"}).Expect(201).JSON(&d)
@@ -84,6 +85,7 @@ func TestIdentityShapeFollowsItsDomain(t *testing.T) {
 }
 
 func TestIdentityCreateValidation(t *testing.T) {
+	t.Parallel()
 	e, _ := domainEnv(t)
 	var d app.Domain
 	e.Do("POST", "/orgs/c/domains", e.AdminKey, map[string]string{"domain": "mine.test"}).Expect(201).JSON(&d)
@@ -104,6 +106,7 @@ func TestIdentityCreateValidation(t *testing.T) {
 }
 
 func TestIdentityPatch(t *testing.T) {
+	t.Parallel()
 	e, _ := domainEnv(t)
 	e.Do("POST", "/orgs/c/domains", e.AdminKey, map[string]string{"domain": "mine.test"}).Expect(201)
 	var a, b app.EmailIdentity
@@ -177,6 +180,7 @@ func TestIdentityPatch(t *testing.T) {
 // A display name reaches the From header: a line break there would inject header fields and,
 // stored, break every send of the identity. Create and PATCH refuse control characters.
 func TestIdentityNameRefusesControlCharacters(t *testing.T) {
+	t.Parallel()
 	e, _ := domainEnv(t)
 	e.Do("POST", "/orgs/c/domains", e.AdminKey, map[string]string{"domain": "news.example.test"}).Expect(201)
 	for _, name := range []string{"Eve\r\nBcc: evil@example.com", "Eve\nX", "Tab\there", "Nul\x00"} {

@@ -92,6 +92,7 @@ func recipientSet(t *testing.T) (*emailSetup, app.Broadcast, app.Broadcast, app.
 }
 
 func TestRecipientListFilters(t *testing.T) {
+	t.Parallel()
 	s, big, small, handle := recipientSet(t)
 	e := s.e
 	all := walk(t, e, "status=ALL")
@@ -158,6 +159,7 @@ func TestRecipientListFilters(t *testing.T) {
 }
 
 func TestRecipientListSortAndCursor(t *testing.T) {
+	t.Parallel()
 	s, big, _, _ := recipientSet(t)
 	e := s.e
 	var ref []string

@@ -15,6 +15,7 @@ import (
 )
 
 func TestSendingDeliversWithStableMessageIDs(t *testing.T) {
+	t.Parallel()
 	s := newEmailSetup(t)
 	e := s.e
 	ann, bob := s.contact(t, "Ann", "ann@dest.test"), s.contact(t, "Bob", "Bob@Dest.test")
@@ -61,6 +62,7 @@ func TestSendingDeliversWithStableMessageIDs(t *testing.T) {
 }
 
 func TestSendingWithAnUnverifiedIdentityFails(t *testing.T) {
+	t.Parallel()
 	s := newEmailSetup(t)
 	e := s.e
 	rcv := apitest.NewReceiver(t)
@@ -94,6 +96,7 @@ func TestSendingWithAnUnverifiedIdentityFails(t *testing.T) {
 }
 
 func TestSendingSkipsSuppressedAndOptedOut(t *testing.T) {
+	t.Parallel()
 	s := newEmailSetup(t)
 	e := s.e
 	rcv := apitest.NewReceiver(t)
@@ -137,6 +140,7 @@ func TestSendingSkipsSuppressedAndOptedOut(t *testing.T) {
 }
 
 func TestSendingRejectedAddressFailsOnlyItself(t *testing.T) {
+	t.Parallel()
 	s := newEmailSetup(t)
 	e := s.e
 	s.sink.Reject = func(to string) bool { return to == "gone@dest.test" }
@@ -166,6 +170,7 @@ func TestSendingRejectedAddressFailsOnlyItself(t *testing.T) {
 }
 
 func TestSendingWithoutSMTPFailsClearly(t *testing.T) {
+	t.Parallel()
 	s := newEmailSetup(t, func(c *cli.Config) { c.Email.SMTPURL = "" })
 	e := s.e
 	a := s.contact(t, "A", "a@dest.test")

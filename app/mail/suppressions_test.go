@@ -10,6 +10,7 @@ import (
 )
 
 func TestSuppressionList(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	for _, bad := range []string{"", "nobody", "a b@x.test", "Ann <ann@x.test>", strings.Repeat("a", 250) + "@x.test"} {
 		e.Do("POST", "/orgs/c/suppressions", e.AdminKey, map[string]any{"email": bad}).ExpectError(400, "invalid_argument", "email")
@@ -83,6 +84,7 @@ func TestSuppressionList(t *testing.T) {
 }
 
 func TestRemovedSuppressionSendsAgain(t *testing.T) {
+	t.Parallel()
 	s := newEmailSetup(t)
 	e := s.e
 	ann := s.contact(t, "Ann", "ann@dest.test")

@@ -12,6 +12,7 @@ import (
 )
 
 func TestOpenAndClickTracking(t *testing.T) {
+	t.Parallel()
 	s := newEmailSetup(t)
 	e := s.e
 	e.Do("PATCH", "/orgs/c/emails/identities/"+s.identity.ID, e.AdminKey, map[string]any{"open_tracking": true, "click_tracking": true}).Expect(200)
@@ -92,6 +93,7 @@ func TestOpenAndClickTracking(t *testing.T) {
 }
 
 func TestNoTrackingByDefault(t *testing.T) {
+	t.Parallel()
 	s := newEmailSetup(t)
 	b := s.broadcast(t, s.contact(t, "Ann", "ann@dest.test"))
 	p := parseMail(t, s.sink.Wait(t, 1, 10*time.Second)[0])

@@ -16,6 +16,7 @@ import (
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 func TestCreateValidatesNameAndEvents(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	cases := []struct {
@@ -51,6 +52,7 @@ func TestCreateValidatesNameAndEvents(t *testing.T) {
 }
 
 func TestCreateAnswersFullSecretAndReadsMaskIt(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	r := e.Do("POST", "/orgs/c/webhooks", e.AdminKey, map[string]any{"name": " orders ", "url": rcv.URL,
@@ -115,6 +117,7 @@ func TestCreateAnswersFullSecretAndReadsMaskIt(t *testing.T) {
 }
 
 func TestEventTypesListsSevenWithoutPing(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	var types []app.EventType
 	e.Do("GET", "/orgs/c/webhooks/events", e.AdminKey, nil).Expect(200).JSON(&types)
@@ -133,6 +136,7 @@ func TestEventTypesListsSevenWithoutPing(t *testing.T) {
 }
 
 func TestPingIsSignedAndReportsTheAttempt(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	w := e.Webhook(e.AdminKey, "c", rcv.URL, app.EventContactBlocked)
@@ -167,6 +171,7 @@ func TestPingIsSignedAndReportsTheAttempt(t *testing.T) {
 }
 
 func TestDeliveriesListFiltersOrdersAndPaginates(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	w := e.Webhook(e.AdminKey, "c", rcv.URL, app.EventContactBlocked)
@@ -286,6 +291,7 @@ func TestDeliveriesListFiltersOrdersAndPaginates(t *testing.T) {
 // Every webhook route answers 404 for an endpoint (or delivery) of another organization,
 // in both directions of the tree.
 func TestOtherOrganizationsWebhooksAreNotFound(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	sub, subKey := e.OrgWithAdmin("Sub")
@@ -343,6 +349,7 @@ func TestOtherOrganizationsWebhooksAreNotFound(t *testing.T) {
 }
 
 func TestReadOnlyRoleCannotWrite(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	w := e.Webhook(e.AdminKey, "c", rcv.URL, app.EventContactBlocked)
@@ -378,6 +385,7 @@ func TestReadOnlyRoleCannotWrite(t *testing.T) {
 }
 
 func TestDeleteRemovesEndpointAndDeliveries(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	rcv.Status(500) // one delivery stays pending with a retry

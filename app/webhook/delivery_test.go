@@ -29,6 +29,7 @@ func verify(t *testing.T, secret string, r apitest.Received) {
 }
 
 func TestDeliverySignedWithEnvelopeAndHeaders(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	w := e.Webhook(e.AdminKey, "c", rcv.URL, app.EventContactBlocked)
@@ -60,6 +61,7 @@ func TestDeliverySignedWithEnvelopeAndHeaders(t *testing.T) {
 }
 
 func TestRetryScheduleSameEventIDAndFailedAfterSeventh(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	rcv.Respond(func(w http.ResponseWriter, _ *http.Request) {
@@ -103,6 +105,7 @@ func TestRetryScheduleSameEventIDAndFailedAfterSeventh(t *testing.T) {
 }
 
 func TestThirtyFailedDeliveriesDisableAndPatchReEnables(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t, func(c *cli.Config) { c.Webhooks.RetrySchedule = nil })
 	rcv := apitest.NewReceiver(t)
 	rcv.Status(500)
@@ -134,6 +137,7 @@ func TestThirtyFailedDeliveriesDisableAndPatchReEnables(t *testing.T) {
 }
 
 func TestStreakResetBySuccess(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t, func(c *cli.Config) { c.Webhooks.RetrySchedule = nil; c.Webhooks.DisableAfter = 3 })
 	rcv := apitest.NewReceiver(t)
 	rcv.Status(500)

@@ -17,7 +17,8 @@ import (
 func settled(e *apitest.Env, webhookID string, n int) app.Delivery {
 	e.T.Helper()
 	var d app.Delivery
-	e.Eventually(5*time.Second, "attempt "+strconv.Itoa(n)+" recorded", func() bool {
+	// A ceiling for a stuck worker, not a bound: parallel -race tests on a busy machine.
+	e.Eventually(20*time.Second, "attempt "+strconv.Itoa(n)+" recorded", func() bool {
 		ds := e.Deliveries(e.AdminKey, "c", webhookID, "")
 		if len(ds) != 1 || len(ds[0].Attempts) < n {
 			return false
@@ -31,6 +32,7 @@ func settled(e *apitest.Env, webhookID string, n int) app.Delivery {
 // A name that passed the check at create but points at loopback when dialled: the dial-time
 // guard refuses it, and the attempt says so.
 func TestDNSRebindingRefusedAtDial(t *testing.T) {
+	t.Parallel()
 	e := strictEnv(t)
 	rcv := apitest.NewReceiver(t)
 	host := "rebind.example.test"
@@ -62,6 +64,7 @@ func TestDNSRebindingRefusedAtDial(t *testing.T) {
 
 // The test operation goes through the same guarded client.
 func TestPingToRebindingHostRefused(t *testing.T) {
+	t.Parallel()
 	e := strictEnv(t)
 	rcv := apitest.NewReceiver(t)
 	host := "rebind-ping.example.test"
@@ -77,6 +80,7 @@ func TestPingToRebindingHostRefused(t *testing.T) {
 }
 
 func TestRedirectIsAFailedAttemptAndNotFollowed(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	target := apitest.NewReceiver(t)
 	rcv := apitest.NewReceiver(t)
@@ -100,6 +104,7 @@ func TestRedirectIsAFailedAttemptAndNotFollowed(t *testing.T) {
 }
 
 func TestConnectionClosedIsAFailedAttempt(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	rcv.Respond(func(w http.ResponseWriter, _ *http.Request) {
@@ -121,6 +126,7 @@ func TestConnectionClosedIsAFailedAttempt(t *testing.T) {
 }
 
 func TestHangingReceiverTimesOut(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t, func(c *cli.Config) { c.Webhooks.Timeout = 300 * time.Millisecond })
 	rcv := apitest.NewReceiver(t)
 	rcv.Hang()
@@ -142,6 +148,7 @@ func TestHangingReceiverTimesOut(t *testing.T) {
 
 // Any 2xx is success; the body kept is at most 4 KiB.
 func TestAny2xxSucceedsAndBodyIsCapped(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	var calls atomic.Int32

@@ -25,6 +25,7 @@ func signedWith(secret string, r apitest.Received) bool {
 }
 
 func TestZeroBalancePausesWithoutUsingAnAttempt(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	ctx := context.Background()
 	rcv := apitest.NewReceiver(t)
@@ -60,6 +61,7 @@ func TestZeroBalancePausesWithoutUsingAnAttempt(t *testing.T) {
 }
 
 func TestNegativeBalancePausesToo(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	ctx := context.Background()
 	rcv := apitest.NewReceiver(t)
@@ -78,6 +80,7 @@ func TestNegativeBalancePausesToo(t *testing.T) {
 // A disabled endpoint gets no new deliveries; a delivery already pending waits (no attempt
 // used while disabled) and goes out when the endpoint is enabled again.
 func TestDisabledEndpointWaitsAndResumes(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	rcv.Status(500)
@@ -123,6 +126,7 @@ func TestDisabledEndpointWaitsAndResumes(t *testing.T) {
 }
 
 func TestRotateSignsWithTheNewSecretOnly(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	w := e.Webhook(e.AdminKey, "c", rcv.URL, app.EventContactBlocked)
@@ -162,6 +166,7 @@ func TestRotateSignsWithTheNewSecretOnly(t *testing.T) {
 
 // A retry pending when the secret rotates is signed with the new secret.
 func TestRotateAppliesToPendingRetries(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	rcv.Status(503)
@@ -180,6 +185,7 @@ func TestRotateAppliesToPendingRetries(t *testing.T) {
 }
 
 func TestReplayFailedAndSucceededDeliveries(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t, func(c *cli.Config) { c.Webhooks.RetrySchedule = nil })
 	rcv := apitest.NewReceiver(t)
 	rcv.Status(500)
@@ -246,6 +252,7 @@ var errRolledBack = errors.New("feature failed after emitting")
 
 // The outbox: an event emitted in a transaction that rolls back leaves nothing behind.
 func TestRolledBackTransactionEmitsNothing(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	w := e.Webhook(e.AdminKey, "c", rcv.URL, app.EventContactBlocked)

@@ -33,6 +33,7 @@ func eventIDs(rs []apitest.Received) map[string]int {
 // release) loses nothing: after a restart the unclaimed deliveries go at once and the
 // claimed ones once their lease has run out.
 func TestKilledProcessLosesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const timeout = 5 * time.Second
 	rcv := apitest.NewReceiver(t)
@@ -108,6 +109,7 @@ func TestKilledProcessLosesNothing(t *testing.T) {
 // The same, with a runtime whose dispatcher never ran: claims taken by hand and the file
 // closed without a release.
 func TestClaimedButNeverSentIsDeliveredAfterTheLease(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const timeout = 2 * time.Second
 	rcv := apitest.NewReceiver(t)
@@ -173,6 +175,7 @@ func TestClaimedButNeverSentIsDeliveredAfterTheLease(t *testing.T) {
 // A graceful shutdown releases the claims it cuts short, using no attempt: a restart
 // delivers at once, without waiting for a lease.
 func TestGracefulShutdownReleasesClaims(t *testing.T) {
+	// Not parallel: it bounds how long a close takes.
 	dir := t.TempDir()
 	const timeout = 5 * time.Second
 	rcv := apitest.NewReceiver(t)

@@ -12,6 +12,7 @@ import (
 // Finished deliveries older than webhooks.retention (7 days) are purged with their attempts;
 // younger ones and pending ones, however old, are kept.
 func TestRetentionPurgesOldFinishedDeliveriesOnly(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	ctx := context.Background()
 	svc := e.Runtime.Service

@@ -21,6 +21,7 @@ func createBody(url string) map[string]any {
 // TestCreateRefusesEveryForbiddenTarget walks the address classes of DESIGN.md's "Events"
 // section: each is a 400 invalid_argument whose fields.url says why.
 func TestCreateRefusesEveryForbiddenTarget(t *testing.T) {
+	t.Parallel()
 	e := strictEnv(t)
 	apitest.Resolver.Set("internal.example.test", apitest.Addrs("10.0.0.5"))
 	apitest.Resolver.Set("mixed.example.test", apitest.Addrs("93.184.216.34", "192.168.7.7"))
@@ -86,6 +87,7 @@ func TestCreateRefusesEveryForbiddenTarget(t *testing.T) {
 }
 
 func TestCreateAcceptsPublicTargets(t *testing.T) {
+	t.Parallel()
 	e := strictEnv(t)
 	apitest.Resolver.Set("public.example.test", apitest.Addrs("93.184.216.34"))
 	apitest.Resolver.Set("public6.example.test", apitest.Addrs("2606:2800:220:1:248:1893:25c8:1946", "93.184.216.34"))
@@ -104,6 +106,7 @@ func TestCreateAcceptsPublicTargets(t *testing.T) {
 }
 
 func TestPatchWithForbiddenURLChangesNothing(t *testing.T) {
+	t.Parallel()
 	e := strictEnv(t)
 	apitest.Resolver.Set("patch.example.test", apitest.Addrs("93.184.216.34"))
 	apitest.Resolver.Set("patch-internal.example.test", apitest.Addrs("127.0.0.2"))

@@ -1,15 +1,13 @@
 // Command runs measures assistant runs end to end, in-process: the runtime `app serve`
 // builds (cli.Build, real clock, a fresh SQLite file) behind a real HTTP server, with a local
 // OpenAI-compatible fake as the model provider that answers at once. Contact messages are
-// posted through the API and answers watched over the SSE routes. It measures
+// posted through the API and answers watched over the SSE routes. It measures throughput
+// (runs per second, many chats in parallel, one run each), first token (how long the service
+// adds between the fake flushing its first chunk and a chat stream client reading the first
+// delta, one run at a time) and fan-out (many clients watching one chat, each must get every
+// delta; the lag from the fake flushing a chunk to each client reading it).
 //
-//   - throughput: runs per second, many chats in parallel (one run each);
-//   - first token: how long the service adds between the fake flushing its first chunk and
-//     a chat stream client reading the first delta, one run at a time;
-//   - fan-out: many clients watching one chat, each must get every delta; the lag from the
-//     fake flushing a chunk to each client reading it.
-//
-//	go run ./bench/runs -runs 2000 -workers 32 -watchers 100
+//	go run ./bench/runs -runs 1000 -latency-runs 200 -fanout-runs 10
 //
 // See bench/runs/README.md.
 package main

@@ -24,11 +24,13 @@ const backlogPage = 500
 // errCut is a write to a stream whose subscription has ended.
 var errCut = errors.New("api: stream subscription ended")
 
-// sseWriter writes Server-Sent Events and flushes after each.
+// sseWriter writes Server-Sent Events and flushes after each, unless hold is set.
 type sseWriter struct {
 	w  http.ResponseWriter
 	rc *http.ResponseController
 	b  bytes.Buffer
+	// hold defers the flush while pump writes what is already queued (see writeQueued).
+	hold bool
 	// mu orders the write deadlines: once cut, no write may set a later one.
 	mu  sync.Mutex
 	cut bool
@@ -97,6 +99,9 @@ func (w *sseWriter) write() error {
 	}
 	if _, err := w.w.Write(w.b.Bytes()); err != nil {
 		return err
+	}
+	if w.hold {
+		return nil
 	}
 	return w.flush()
 }
@@ -209,12 +214,32 @@ func (s *Server) pump(rq *Request, w *sseWriter, sub *stream.Subscriber, st *sen
 			if !ok {
 				return
 			}
-			err = writeItem(w, st, it)
+			err = writeQueued(w, st, sub, it)
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// writeQueued writes it and the items already queued behind it, then flushes once: a burst
+// of deltas (a fast model, many watchers) costs one flush per watcher instead of one per
+// delta. Only what is queued when it starts is taken, so a steady stream is still flushed.
+func writeQueued(w *sseWriter, st *sent, sub *stream.Subscriber, it stream.Item) error {
+	w.hold = true
+	err := writeItem(w, st, it)
+	for n := len(sub.C); err == nil && n > 0; n-- {
+		next, ok := <-sub.C
+		if !ok {
+			break
+		}
+		err = writeItem(w, st, next)
+	}
+	w.hold = false
+	if err != nil {
+		return err
+	}
+	return w.flush()
 }
 
 func writeItem(w *sseWriter, st *sent, it stream.Item) error {

@@ -140,7 +140,7 @@ func call(t *testing.T, base, key, method, path string, body any, out any) {
 }
 
 func TestProcessingResumesAfterACrash(t *testing.T) {
-	t.Parallel()
+	// Not parallel: its waits (leases, restarts) have tight ceilings under -race.
 	dir := t.TempDir()
 	dbPath, keyFile := filepath.Join(dir, "test.db"), filepath.Join(dir, "app.key")
 	cfg := cli.DefaultConfig()

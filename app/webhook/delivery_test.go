@@ -105,7 +105,7 @@ func TestRetryScheduleSameEventIDAndFailedAfterSeventh(t *testing.T) {
 }
 
 func TestThirtyFailedDeliveriesDisableAndPatchReEnables(t *testing.T) {
-	t.Parallel()
+	// Not parallel: its waits (leases, restarts) have tight ceilings under -race.
 	e := apitest.New(t, func(c *cli.Config) { c.Webhooks.RetrySchedule = nil })
 	rcv := apitest.NewReceiver(t)
 	rcv.Status(500)

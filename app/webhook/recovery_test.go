@@ -33,7 +33,7 @@ func eventIDs(rs []apitest.Received) map[string]int {
 // release) loses nothing: after a restart the unclaimed deliveries go at once and the
 // claimed ones once their lease has run out.
 func TestKilledProcessLosesNothing(t *testing.T) {
-	t.Parallel()
+	// Not parallel: its waits (leases, restarts) have tight ceilings under -race.
 	dir := t.TempDir()
 	const timeout = 5 * time.Second
 	rcv := apitest.NewReceiver(t)

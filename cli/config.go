@@ -199,6 +199,9 @@ var defaults = map[string]any{
 	"assistants.flush_interval":       "250ms",
 	"assistants.history_messages":     40,
 	"assistants.retries":              3,
+	"assistants.auto_resolve_after":   "24h",
+	"assistants.follow_up_after":      "4h",
+	"assistants.max_follow_ups":       1,
 }
 
 // newViper layers defaults, the config file, APP_* environment variables (flags are bound by

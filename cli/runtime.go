@@ -141,6 +141,8 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 		{Name: "webhook delivery retention", Run: rt.Service.PurgeDeliveries},
 		{Name: "temporary chats", Run: rt.Service.PurgeTemporaryChats},
 		{Name: "stream event retention", Run: rt.Service.PurgeStreamEvents},
+		{Name: "assistant auto resolve", Run: rt.Service.AutoResolveChats},
+		{Name: "assistant follow-ups", Run: rt.Service.SendFollowUps},
 	}}
 	return nil
 }

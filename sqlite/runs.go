@@ -6,12 +6,12 @@ import (
 	"wsapi/app"
 )
 
-const runColumns = `id, org_id, chat_id, due_at, message_id, owner, lease_until, stop, created_at`
+const runColumns = `id, org_id, chat_id, due_at, message_id, owner, lease_until, stop, created_at, follow_up`
 
 func scanRun(r rowScanner) (app.Run, error) {
 	var run app.Run
 	var msg, stop sql.NullString
-	err := r.Scan(&run.ID, &run.OrgID, &run.ChatID, &run.DueAt, &msg, &run.Owner, &run.LeaseUntil, &stop, &run.CreatedAt)
+	err := r.Scan(&run.ID, &run.OrgID, &run.ChatID, &run.DueAt, &msg, &run.Owner, &run.LeaseUntil, &stop, &run.CreatedAt, &run.FollowUp)
 	run.MessageID, run.Stop = msg.String, stop.String
 	return run, err
 }

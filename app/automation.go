@@ -185,10 +185,11 @@ func (s *Service) AutoResolveChats(ctx context.Context) (int, error) {
 }
 
 // stillSilent re-checks, inside the write, that nothing changed since the candidates were
-// read: the chat is OPEN and its last message is the assistant's, old enough.
+// read: the chat is OPEN, still the assistant's (AI on, no member took it), and its last
+// message is the assistant's, old enough.
 func stillSilent(c Chat, cutoff Time) bool {
 	last := c.LastMessage
-	return c.State != nil && c.State.State == "OPEN" && last != nil && last.Role == "assistant" &&
+	return assistantAnswers(c) && c.State.State == "OPEN" && last != nil && last.Role == "assistant" &&
 		last.Status == "COMPLETED" && !last.CreatedAt.After(cutoff.Time)
 }
 

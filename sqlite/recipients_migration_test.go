@@ -23,8 +23,15 @@ func TestMigrationRepairsRecipientsOfGoneContacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	org, _, _ := seedOrg(t, db, "a@example.com")
-	if r, err := db.MigrateDown(bg); err != nil || r.Version != 15 {
-		t.Fatalf("down: %+v %v", r, err)
+	// Undo the later migrations too, down to and including 00015.
+	for {
+		r, err := db.MigrateDown(bg)
+		if err != nil || r.Version < 15 {
+			t.Fatalf("down: %+v %v", r, err)
+		}
+		if r.Version == 15 {
+			break
+		}
 	}
 	raw, err := sql.Open("sqlite", path)
 	if err != nil {

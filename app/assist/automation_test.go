@@ -119,6 +119,18 @@ func TestAutomationAutoResolve(t *testing.T) {
 	if st := w2.chatState(t)["state"]; st != "OPEN" {
 		t.Fatalf("closed although the contact spoke last: %v", st)
 	}
+
+	// A member took the chat after the assistant's answer: it is the member's to close.
+	w3 := newWorld(t, e, e.AdminKey, "c", automationConfig(app.AutoModel, map[string]any{"enable_auto_resolve": true}))
+	w3.say(t, "user", "hello")
+	w3.debounce()
+	w3.reply(t, 1)
+	e.Do("PATCH", w3.path("/chats/"+w3.chat), w3.key, map[string]any{"assigned_user_id": e.Owner.ID}).Expect(200)
+	e.Clock.Advance(48 * time.Hour)
+	w3.janitor()
+	if st := w3.chatState(t)["state"]; st != "OPEN" {
+		t.Fatalf("closed although a member took the chat: %v", st)
+	}
 }
 
 // An answer that ends with a question sets follow_up_at 4 h later; then the assistant

@@ -46,23 +46,36 @@ func (s *Service) UpdateChat(ctx context.Context, orgID, id string, in ChatPatch
 		if c, err = tx.GetChat(orgID, id); err != nil {
 			return err
 		}
-		applyChatPatch(&c, in)
-		to := c.AssignedUserID
-		if in.AssignedUserID.Set {
-			to = in.AssignedUserID.Value // "" when null
-		}
-		assigned := to != c.AssignedUserID
-		now := s.now()
-		if err := s.assign(tx, &c, to, now); err != nil {
-			return err
-		}
-		stopped, err = s.stopRunsAfterPatch(tx, c, in, assigned, now)
+		stopped, err = s.patchChat(tx, &c, in, s.now())
 		return err
 	})
 	if err == nil {
 		s.abortRuns(stopped)
 	}
 	return c, err
+}
+
+// patchChat applies a validated patch to c inside tx: what a member's PATCH does, which the
+// automation's close does too. It answers the messages of the runs it stopped.
+func (s *Service) patchChat(tx Tx, c *Chat, in ChatPatch, now Time) ([]string, error) {
+	was := c.State.State
+	applyChatPatch(c, in)
+	if was != "CLOSED" && c.State.State == "CLOSED" && !in.FollowUpAt.Set {
+		c.State.FollowUpAt = Time{} // a closed chat gets no follow-up
+	}
+	to := c.AssignedUserID
+	if in.AssignedUserID.Set {
+		to = in.AssignedUserID.Value // "" when null
+	}
+	assigned := to != c.AssignedUserID
+	if err := s.assign(tx, c, to, now); err != nil {
+		return nil, err
+	}
+	stopped, err := s.stopRunsAfterPatch(tx, *c, in, assigned, now)
+	if err != nil || was == "CLOSED" || c.State.State != "CLOSED" {
+		return stopped, err
+	}
+	return stopped, s.chatClosed(tx, *c, now)
 }
 
 // stopRunsAfterPatch ends the chat's runs, discarding their replies, when a member takes

@@ -167,6 +167,7 @@ type ChatTx interface {
 	// GetChat reads a chat with members, assistant, assignee and last message.
 	GetChat(orgID, id string) (Chat, error)
 	UpdateChat(c Chat) error
+	AutomationTx
 	DeleteChat(orgID, id string) error
 	// EnsureChatMember answers the chat member entry of a member, adding it with role if absent.
 	EnsureChatMember(chatID, memberID, role string, now Time) (string, error)

@@ -189,11 +189,15 @@ func (s *Service) addMessage(tx Tx, orgID, memberID, chatID string, in MessageIn
 	if err := tx.CreateMessage(orgID, m); err != nil {
 		return Message{}, nil, err
 	}
+	turn, err := s.beforeContactMessage(tx, &chat, m)
+	if err != nil {
+		return Message{}, nil, err
+	}
 	bumpCounters(&chat, m, now)
 	if err := tx.UpdateChat(chat); err != nil {
 		return Message{}, nil, err
 	}
-	stopped, err := s.triggerRun(tx, chat, m, now)
+	stopped, err := s.afterContactMessage(tx, chat, m, turn, now)
 	if err != nil {
 		return Message{}, nil, err
 	}

@@ -32,6 +32,9 @@ type Run struct {
 	LeaseUntil Time
 	Stop       string
 	CreatedAt  Time
+	// FollowUp marks a run the automation scheduled after the contact went silent: its
+	// prompt asks for one follow-up message (app/automation.go).
+	FollowUp bool
 }
 
 // Why a run under way ends early. Canceled keeps the partial reply; the others discard it.

@@ -24,6 +24,8 @@ type RunInput struct {
 	// History is the chat's messages before the run's, oldest first.
 	History []Message
 	Now     time.Time
+	// FollowUp asks for one follow-up message after the contact's silence.
+	FollowUp bool
 }
 
 // RunOutcome is how a run ended, as the runner saw it.
@@ -172,7 +174,7 @@ func ignoreNotFound(err error) error {
 
 // LoadRun reads what a run's prompt needs.
 func (s *Service) LoadRun(ctx context.Context, job RunJob) (in RunInput, err error) {
-	in.Now = s.Clock.Now()
+	in.Now, in.FollowUp = s.Clock.Now(), job.FollowUp
 	err = s.Store.Read(ctx, func(tx Tx) error {
 		if in.Chat, err = tx.GetChat(job.OrgID, job.ChatID); err != nil {
 			return err
@@ -296,6 +298,9 @@ func (s *Service) finish(tx Tx, job RunJob, out RunOutcome, now Time) error {
 		return err
 	}
 	if err := s.finalMessage(tx, job, out, usage, now); err != nil {
+		return err
+	}
+	if err := s.afterReply(tx, job, now); err != nil {
 		return err
 	}
 	return ignoreNotFound(tx.DeleteRun(job.ID))

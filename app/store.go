@@ -80,6 +80,8 @@ type Service struct {
 	// process (nil: none run here).
 	RunPolicy RunPolicy
 	Runner    RunAborter
+	// Automation configures the assistant's intro, auto resolve, follow-ups and CSAT.
+	Automation AutomationPolicy
 	// inbox keeps recent inbox answers (CacheInbox); nil: each one is read.
 	inbox *inboxCache
 }

@@ -210,6 +210,9 @@ var defaults = map[string]any{
 	"http.cors.allowed_origins":       []string{},
 	"http.compress":                   true,
 	"http.drain_delay":                "0s",
+	"assistants.auto_resolve_after":   "24h",
+	"assistants.follow_up_after":      "4h",
+	"assistants.max_follow_ups":       1,
 }
 
 // newViper layers defaults, the config file, APP_* environment variables (flags are bound by

@@ -41,6 +41,10 @@ type AssistantsConfig struct {
 	FlushInterval   time.Duration `mapstructure:"flush_interval"`
 	HistoryMessages int           `mapstructure:"history_messages"`
 	Retries         int           `mapstructure:"retries"`
+	// Automation (docs/assistants.md, "Automation").
+	AutoResolveAfter time.Duration `mapstructure:"auto_resolve_after"`
+	FollowUpAfter    time.Duration `mapstructure:"follow_up_after"`
+	MaxFollowUps     int           `mapstructure:"max_follow_ups"`
 }
 
 // DefaultProviderTimeout is a provider's time limit per request when none is configured.
@@ -127,6 +131,10 @@ func (a AssistantsConfig) validate() error {
 	}
 	if a.Debounce < 0 || a.Retries < 0 {
 		return fmt.Errorf("config: assistants.debounce and assistants.retries must not be negative")
+	}
+	if a.AutoResolveAfter <= 0 || a.FollowUpAfter <= 0 || a.MaxFollowUps < 0 {
+		return fmt.Errorf("config: assistants.auto_resolve_after and follow_up_after must be positive, " +
+			"assistants.max_follow_ups not negative")
 	}
 	return nil
 }

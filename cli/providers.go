@@ -20,6 +20,8 @@ func (rt *Runtime) wireAssistants(cfg Config, _ Options) error {
 	}
 	rt.Service.RunPolicy = app.RunPolicy{Debounce: a.Debounce, HistoryMessages: a.HistoryMessages,
 		DefaultModel: m.DefaultModel(), Prices: m.Prices, Lease: runLease(m, a)}
+	rt.Service.Automation = app.AutomationPolicy{AutoResolveAfter: a.AutoResolveAfter, FollowUpAfter: a.FollowUpAfter,
+		MaxFollowUps: a.MaxFollowUps}
 	var secrets []string
 	for _, p := range m.Providers {
 		secrets = append(secrets, p.APIKey)

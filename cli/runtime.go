@@ -148,6 +148,8 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 		{Name: "temporary chats", Run: rt.Service.PurgeTemporaryChats},
 		{Name: "stream event retention", Run: rt.Service.PurgeStreamEvents},
 		rt.purgeIdempotencyKeys(),
+		{Name: "assistant auto resolve", Run: rt.Service.AutoResolveChats},
+		{Name: "assistant follow-ups", Run: rt.Service.SendFollowUps},
 	}}
 	return nil
 }

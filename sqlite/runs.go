@@ -6,12 +6,12 @@ import (
 	"wsapi/app"
 )
 
-const runColumns = `id, org_id, chat_id, due_at, message_id, owner, lease_until, stop, created_at`
+const runColumns = `id, org_id, chat_id, due_at, message_id, owner, lease_until, stop, created_at, follow_up`
 
 func scanRun(r rowScanner) (app.Run, error) {
 	var run app.Run
 	var msg, stop sql.NullString
-	err := r.Scan(&run.ID, &run.OrgID, &run.ChatID, &run.DueAt, &msg, &run.Owner, &run.LeaseUntil, &stop, &run.CreatedAt)
+	err := r.Scan(&run.ID, &run.OrgID, &run.ChatID, &run.DueAt, &msg, &run.Owner, &run.LeaseUntil, &stop, &run.CreatedAt, &run.FollowUp)
 	run.MessageID, run.Stop = msg.String, stop.String
 	return run, err
 }
@@ -33,10 +33,11 @@ func (t *Tx) loadRuns(query string, args ...any) ([]app.Run, error) {
 	return out, mapErr(rows.Err())
 }
 
-// ScheduleRun inserts the chat's waiting run, or moves the one already waiting to r.DueAt.
+// ScheduleRun inserts the chat's waiting run, or moves the one already waiting to r.DueAt;
+// a waiting follow-up becomes an ordinary run, since the contact wrote.
 func (t *Tx) ScheduleRun(r app.Run) error {
 	_, err := t.exec(`INSERT INTO assistant_runs (id, org_id, chat_id, due_at, created_at) VALUES (?,?,?,?,?)
-		ON CONFLICT (chat_id) WHERE message_id IS NULL DO UPDATE SET due_at = excluded.due_at`,
+		ON CONFLICT (chat_id) WHERE message_id IS NULL DO UPDATE SET due_at = excluded.due_at, follow_up = 0`,
 		r.ID, r.OrgID, r.ChatID, r.DueAt, r.CreatedAt)
 	t.queued = t.queued || err == nil
 	return err

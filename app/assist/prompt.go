@@ -23,6 +23,7 @@ func BuildRequest(in app.RunInput) Request {
 	if in.Chat.Features.Reasoning != nil {
 		req.ReasoningEffort = in.Chat.Features.Reasoning.Effort
 	}
+	addFollowUp(&req, in)
 	if cfg.KnowledgeScope != "all" {
 		// "none", and "selected" while nothing selects contents: no knowledge at all.
 		req.KnowledgeScope = []string{}

@@ -41,6 +41,8 @@ type Request struct {
 	// KnowledgeScope is nil for all of the assistant's knowledge, else the content ids.
 	KnowledgeScope []string
 	Language       string
+	// FollowUp marks a follow-up run: the builtin writes its follow-up sentence.
+	FollowUp bool
 }
 
 // Message roles of a request.

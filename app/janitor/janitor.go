@@ -1,4 +1,5 @@
-// Package janitor runs the periodic clean-up tasks (delivery retention, temporary chats).
+// Package janitor runs the periodic tasks: clean-up (delivery retention, temporary chats) and
+// the assistant automation's timed passes (auto resolve, follow-ups).
 package janitor
 
 import (
@@ -9,7 +10,8 @@ import (
 	"wsapi/app"
 )
 
-// Task is one clean-up pass; it answers how many rows it removed.
+// Task is one pass; it answers how many rows it removed (or, for the automation's passes,
+// how many chats it acted on: logged under the same "removed" key).
 type Task struct {
 	Name string
 	Run  func(ctx context.Context) (int, error)

@@ -52,6 +52,9 @@ const (
 // tokenizer, so the run loop estimates it from the text like any provider that sends none,
 // and marks it estimated.
 func (p *Provider) Stream(ctx context.Context, req assist.Request, onText func(string)) (assist.Result, error) {
+	if req.FollowUp {
+		return followUp(req, onText), nil
+	}
 	chunks, err := p.find(ctx, req)
 	if err != nil {
 		return assist.Result{}, err

@@ -199,6 +199,8 @@ var defaults = map[string]any{
 	"assistants.flush_interval":       "250ms",
 	"assistants.history_messages":     40,
 	"assistants.retries":              3,
+	"assistants.max_steps":            8,
+	"assistants.prompt_memories":      20,
 }
 
 // newViper layers defaults, the config file, APP_* environment variables (flags are bound by

@@ -41,6 +41,8 @@ type AssistantsConfig struct {
 	FlushInterval   time.Duration `mapstructure:"flush_interval"`
 	HistoryMessages int           `mapstructure:"history_messages"`
 	Retries         int           `mapstructure:"retries"`
+	MaxSteps        int           `mapstructure:"max_steps"`
+	PromptMemories  int           `mapstructure:"prompt_memories"`
 }
 
 // DefaultProviderTimeout is a provider's time limit per request when none is configured.
@@ -127,6 +129,9 @@ func (a AssistantsConfig) validate() error {
 	}
 	if a.Debounce < 0 || a.Retries < 0 {
 		return fmt.Errorf("config: assistants.debounce and assistants.retries must not be negative")
+	}
+	if a.MaxSteps < 1 || a.PromptMemories < 0 {
+		return fmt.Errorf("config: assistants.max_steps must be positive and assistants.prompt_memories not negative")
 	}
 	return nil
 }

@@ -52,6 +52,10 @@ const (
 // tokenizer, so the run loop estimates it from the text like any provider that sends none,
 // and marks it estimated.
 func (p *Provider) Stream(ctx context.Context, req assist.Request, onText func(string)) (assist.Result, error) {
+	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == assist.RoleTool {
+		// The loop's call after the handoff it asked for: everything was said before it.
+		return assist.Result{StopReason: "stop"}, nil
+	}
 	chunks, err := p.find(ctx, req)
 	if err != nil {
 		return assist.Result{}, err
@@ -70,7 +74,9 @@ func (p *Provider) Stream(ctx context.Context, req assist.Request, onText func(s
 	} else {
 		pieces = append(pieces, words.found)
 		for _, c := range chunks {
-			pieces = append(pieces, "\n\n"+fmt.Sprintf(words.from, c.Title)+"\n"+quote(c.Text))
+			q := quote(c.Text)
+			pieces = append(pieces, "\n\n"+fmt.Sprintf(words.from, c.Title)+"\n"+q)
+			res.Citations = append(res.Citations, app.Citation{ContentID: c.ContentID, Title: c.Title, Text: strings.TrimPrefix(q, "> ")})
 		}
 	}
 	for _, piece := range pieces {

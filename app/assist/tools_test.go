@@ -147,3 +147,63 @@ func decodeEvent(t *testing.T, body []byte) map[string]any {
 	}
 	return ev
 }
+
+// transfer_to_human turns the AI off (the chat stays OPEN and unassigned), leaves a note
+// with the reason and summary, fires chat.assigned once with the AI off, and the contact
+// reads the model's final text. No run starts until a member turns the AI back on, even
+// after the chat is closed and reopened.
+func TestHandoffStopsRunsUntilAIIsBackOn(t *testing.T) {
+	an := apitest.NewAnthropicServer(t)
+	rcv := apitest.NewReceiver(t)
+	an.Reply(apitest.LLMReply{ToolCalls: []apitest.LLMToolCall{call("toolu_1", "transfer_to_human",
+		`{"reason":"asks for a refund","summary":"order 42 arrived broken"}`)}})
+	an.Reply(apitest.TextReply("A colleague will answer you here."))
+	e := newEnv(t, provider("an", "anthropic", an, 5*time.Second))
+	e.Webhook(e.AdminKey, "c", rcv.URL, app.EventChatAssigned)
+	w := newWorld(t, e, e.AdminKey, "c", toolConfig("an:claude-test", "enable_transfer_to_human_tool"))
+	w.say(t, "user", "I want my money back")
+	w.debounce()
+	m := w.reply(t, 1)
+	if m.Status != "COMPLETED" || text(m) != "A colleague will answer you here." {
+		t.Fatalf("reply %s %q", m.Status, text(m))
+	}
+	c := w.getChat(t)
+	if c.State.AIEnabled || c.State.State != "OPEN" || c.AssignedUserID != "" {
+		t.Fatalf("chat after handoff: ai %v state %s assigned %q", c.State.AIEnabled, c.State.State, c.AssignedUserID)
+	}
+	var notes []app.Note
+	e.Do("GET", w.path("/contacts/"+w.contact+"/notes"), e.AdminKey, nil).Expect(200).JSON(&notes)
+	if len(notes) != 1 || !strings.Contains(notes[0].Content, "asks for a refund") || !strings.Contains(notes[0].Content, "order 42") ||
+		notes[0].User.ID != w.assistant {
+		t.Fatalf("notes %+v", notes)
+	}
+	got := rcv.Wait(t, 1, 5*time.Second)
+	ev := decodeEvent(t, got[0].Body)
+	data, _ := ev["data"].(map[string]any)
+	st, _ := data["state"].(map[string]any)
+	if ev["type"] != app.EventChatAssigned || st["ai_enabled"] != false || st["channel_type"] != "custom" ||
+		st["assistant"] == nil || st["assigned_user"] != nil {
+		t.Fatalf("chat.assigned %s", got[0].Body)
+	}
+
+	// The contact writes again, the chat is closed and reopened: still no run.
+	w.say(t, "user", "hello?")
+	e.Do("PATCH", w.path("/chats/"+w.chat), e.AdminKey, map[string]any{"state": "CLOSED"}).Expect(200)
+	e.Do("PATCH", w.path("/chats/"+w.chat), e.AdminKey, map[string]any{"state": "OPEN"}).Expect(200)
+	w.say(t, "user", "anyone?")
+	w.debounce()
+	time.Sleep(100 * time.Millisecond) // the run worker ticks every 5 ms: a run would have started
+	if n := len(w.replies(t)); n != 1 || len(an.Requests()) != 2 || w.getChat(t).State.AIEnabled {
+		t.Fatalf("%d replies, %d model requests after the handoff", n, len(an.Requests()))
+	}
+	rcv.Quiet(t, 1, 50*time.Millisecond)
+
+	// A member turns the AI back on: the next message gets an answer.
+	an.Reply(apitest.TextReply("I am back."))
+	e.Do("PATCH", w.path("/chats/"+w.chat), e.AdminKey, map[string]any{"ai_enabled": true}).Expect(200)
+	w.say(t, "user", "hi again")
+	w.debounce()
+	if m := w.reply(t, 2); m.Status != "COMPLETED" || text(m) != "I am back." {
+		t.Fatalf("after AI on: %s %q", m.Status, text(m))
+	}
+}

@@ -41,7 +41,9 @@ func (r *Runner) agentLoop(ctx context.Context, model string, req Request, rep *
 			rep.onText(res.Text) // a provider that answered without streaming
 		}
 		model = answered // later steps stay with the model that answered (the fallback, maybe)
-		tr.cites = append(tr.cites, res.Citations...)
+		for _, c := range res.Citations {
+			tr.cite(c)
+		}
 		if len(res.ToolCalls) == 0 || len(req.Tools) == 0 {
 			return model, turns, nil
 		}

@@ -207,3 +207,17 @@ func TestHandoffStopsRunsUntilAIIsBackOn(t *testing.T) {
 		t.Fatalf("after AI on: %s %q", m.Status, text(m))
 	}
 }
+
+// builtin:retrieval's answers cite the chunks they quote.
+func TestBuiltinAnswerCarriesCitations(t *testing.T) {
+	e := newEnv(t)
+	w := newWorld(t, e, e.AdminKey, "c", modelConfig("builtin:retrieval"))
+	w.learn(t, "Returns", "Returns are accepted within thirty days with the receipt.")
+	w.say(t, "user", "Can I make returns?")
+	w.debounce()
+	m := w.reply(t, 1)
+	cites := citations(m)
+	if m.Status != "COMPLETED" || len(cites) != 1 || cites[0].Title != "Returns" || !strings.Contains(cites[0].Text, "thirty days") {
+		t.Fatalf("reply %s %q citations %+v", m.Status, text(m), cites)
+	}
+}

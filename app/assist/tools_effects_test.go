@@ -144,3 +144,48 @@ func TestNoEffectsWhenTheChatIsNoLongerTheAIs(t *testing.T) {
 	}
 	rcv.Quiet(t, 0, 100*time.Millisecond)
 }
+
+// A callback that fails (here HTTP 500) is an error the model reads; the run goes on.
+func TestCallbackFailureToldToTheModel(t *testing.T) {
+	oa := apitest.NewOpenAIServer(t)
+	rcv := apitest.NewReceiver(t)
+	rcv.Status(500)
+	oa.Reply(apitest.LLMReply{ToolCalls: []apitest.LLMToolCall{call("c1", "lookup", `{}`)}})
+	oa.Reply(apitest.TextReply("The lookup is down."))
+	e := newEnv(t, provider("oa", "openai", oa, 5*time.Second))
+	w := newWorld(t, e, e.AdminKey, "c", modelConfig("oa:m"))
+	conn := e.Do("POST", w.path("/connections"), e.AdminKey, map[string]any{"type": "TOOLS", "name": "shop",
+		"secrets": map[string]string{"signing_secret": "whsec_x"}}).Expect(201).Map()["id"].(string)
+	w.chat = e.Do("POST", w.path("/chats"), e.AdminKey, map[string]any{"contact_id": w.contact, "assistant_id": w.assistant,
+		"tools": []map[string]any{{"name": "lookup", "callback": rcv.URL, "connection_id": conn, "enabled_by_default": true},
+			{"name": "off", "callback": rcv.URL, "connection_id": conn}}}).Expect(201).Map()["id"].(string)
+	w.say(t, "user", "look it up")
+	w.debounce()
+	m := w.reply(t, 1)
+	calls := toolCalls(m)
+	if m.Status != "COMPLETED" || text(m) != "The lookup is down." || len(calls) != 1 || !strings.Contains(calls[0].Error, "HTTP 500") {
+		t.Fatalf("reply %s %q %+v", m.Status, text(m), calls)
+	}
+	reqs := oa.Requests()
+	if raw := string(reqs[0].Raw); strings.Contains(raw, `"off"`) || !strings.Contains(raw, `"lookup"`) {
+		t.Fatalf("offered tools: %s", reqs[0].Body["tools"])
+	}
+	if !strings.Contains(string(reqs[1].Raw), "error: callback answered HTTP 500") {
+		t.Fatalf("the model was not told: %s", reqs[1].Raw)
+	}
+}
+
+// builtin:retrieval, finding nothing, hands off when the tool is offered.
+func TestBuiltinHandsOffWhenNothingMatches(t *testing.T) {
+	e := newEnv(t)
+	w := newWorld(t, e, e.AdminKey, "c", toolConfig("builtin:retrieval", "enable_transfer_to_human_tool"))
+	w.say(t, "user", "Something nobody documented")
+	w.debounce()
+	m := w.reply(t, 1)
+	if calls := toolCalls(m); m.Status != "COMPLETED" || len(calls) != 1 || calls[0].Name != app.ToolTransferToHuman || text(m) == "" {
+		t.Fatalf("reply %s %q %+v", m.Status, text(m), calls)
+	}
+	if w.getChat(t).State.AIEnabled {
+		t.Fatal("the AI is still on after the builtin's handoff")
+	}
+}

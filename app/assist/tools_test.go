@@ -174,7 +174,7 @@ func TestHandoffStopsRunsUntilAIIsBackOn(t *testing.T) {
 	var notes []app.Note
 	e.Do("GET", w.path("/contacts/"+w.contact+"/notes"), e.AdminKey, nil).Expect(200).JSON(&notes)
 	if len(notes) != 1 || !strings.Contains(notes[0].Content, "asks for a refund") || !strings.Contains(notes[0].Content, "order 42") ||
-		notes[0].User.ID != w.assistant {
+		notes[0].User.ID != w.assistant || notes[0].User.Name != "Helper" {
 		t.Fatalf("notes %+v", notes)
 	}
 	got := rcv.Wait(t, 1, 5*time.Second)

@@ -24,6 +24,10 @@ type Part struct {
 	Audio          *Audio   `json:"audio,omitempty"`
 	StartTimestamp *float64 `json:"start_timestamp,omitempty"`
 	EndTimestamp   *float64 `json:"end_timestamp,omitempty"`
+	// ToolCall is set on parts of type tool_call, Citation on parts of type citation: what an
+	// assistant's run called and quoted (app/tools.go).
+	ToolCall *ToolCallPart `json:"tool_call,omitempty"`
+	Citation *Citation     `json:"citation,omitempty"`
 }
 
 // Turn is one role's contribution inside a message.

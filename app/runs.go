@@ -19,6 +19,8 @@ type RunPolicy struct {
 	// Lease is how long a runner owns a run between two writes of its text; past it a dead
 	// process's run is ended as interrupted.
 	Lease time.Duration
+	// PromptMemories bounds a contact's memories in the prompt (assistants.prompt_memories).
+	PromptMemories int
 }
 
 // Run is an assistant run of a chat: waiting (MessageID empty, until DueAt) or under way.

@@ -23,7 +23,9 @@ type RunInput struct {
 	Channel Channel
 	// History is the chat's messages before the run's, oldest first.
 	History []Message
-	Now     time.Time
+	// Memories are the contact's most important memories, when the assistant keeps them.
+	Memories []Memory
+	Now      time.Time
 	// FollowUp asks for one follow-up message after the contact's silence.
 	FollowUp bool
 }
@@ -35,6 +37,11 @@ type RunOutcome struct {
 	Error  string
 	Model  string // the model that answered; "" keeps the message's
 	Turns  []TurnUsage
+	// ToolCalls and Citations are recorded on the message; Effects are the built-in tools'
+	// changes, applied with a COMPLETED reply only (app/toolcommit.go).
+	ToolCalls []ToolCallPart
+	Citations []Citation
+	Effects   []ToolEffect
 }
 
 // TurnUsage is the usage of one model call.
@@ -185,7 +192,10 @@ func (s *Service) LoadRun(ctx context.Context, job RunJob) (in RunInput, err err
 		if err := loadRunContact(tx, &in); err != nil {
 			return err
 		}
-		in.History, err = s.history(tx, job)
+		if in.History, err = s.history(tx, job); err != nil {
+			return err
+		}
+		in.Memories, err = s.promptMemories(tx, in)
 		return err
 	})
 	return in, err
@@ -322,7 +332,6 @@ func (s *Service) finalMessage(tx Tx, job RunJob, out RunOutcome, usage *Usage, 
 		return tx.UpdateMessage(job.OrgID, m)
 	}
 	m.Status, m.Usage = out.Status, usage
-	setReply(&m, out.Text)
 	if out.Model != "" {
 		m.Model = out.Model
 	}
@@ -330,7 +339,7 @@ func (s *Service) finalMessage(tx Tx, job RunJob, out RunOutcome, usage *Usage, 
 	if out.Error != "" {
 		m.Error = &out.Error
 	}
-	return s.writeRunMessage(tx, job.OrgID, m, now)
+	return s.commitReply(tx, job, m, out, now)
 }
 
 // finishStored ends, inside tx, a run whose runner is gone: from the text the message

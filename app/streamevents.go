@@ -60,6 +60,7 @@ type EventType struct {
 var StreamOnlyTypes = []EventType{
 	{StreamMessageCreated, "A chat message was added (contact, member, assistant or broadcast).", "inbox", false},
 	{StreamMessageUpdated, "A chat message changed: a run finished, media was added, a reaction was set.", "inbox", false},
+	{StreamMessageToolCall, "An assistant's run called a tool (data: {message_id, chat_id, tool_call}).", "inbox", false},
 	{StreamChatCreated, "A chat was started.", "inbox", false},
 	{StreamChatUpdated, "A chat changed: title, state, assignee, ai_enabled, read marks and the other PATCH fields.", "inbox", false},
 	{StreamChatDeleted, "A chat was deleted (data: {id}).", "inbox", false},

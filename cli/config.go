@@ -213,6 +213,8 @@ var defaults = map[string]any{
 	"assistants.auto_resolve_after":   "24h",
 	"assistants.follow_up_after":      "4h",
 	"assistants.max_follow_ups":       1,
+	"assistants.max_steps":            8,
+	"assistants.prompt_memories":      20,
 }
 
 // newViper layers defaults, the config file, APP_* environment variables (flags are bound by

@@ -45,6 +45,8 @@ type AssistantsConfig struct {
 	AutoResolveAfter time.Duration `mapstructure:"auto_resolve_after"`
 	FollowUpAfter    time.Duration `mapstructure:"follow_up_after"`
 	MaxFollowUps     int           `mapstructure:"max_follow_ups"`
+	MaxSteps         int           `mapstructure:"max_steps"`
+	PromptMemories   int           `mapstructure:"prompt_memories"`
 }
 
 // DefaultProviderTimeout is a provider's time limit per request when none is configured.
@@ -135,6 +137,9 @@ func (a AssistantsConfig) validate() error {
 	if a.AutoResolveAfter <= 0 || a.FollowUpAfter <= 0 || a.MaxFollowUps < 0 {
 		return fmt.Errorf("config: assistants.auto_resolve_after and follow_up_after must be positive, " +
 			"assistants.max_follow_ups not negative")
+	}
+	if a.MaxSteps < 1 || a.PromptMemories < 0 {
+		return fmt.Errorf("config: assistants.max_steps must be positive and assistants.prompt_memories not negative")
 	}
 	return nil
 }

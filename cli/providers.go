@@ -12,14 +12,15 @@ import (
 )
 
 // wireAssistants sets the run policy and makes the run worker with its providers.
-func (rt *Runtime) wireAssistants(cfg Config, _ Options) error {
+func (rt *Runtime) wireAssistants(cfg Config, opt Options) error {
 	m, a := cfg.Models, cfg.Assistants
 	providers, err := buildProviders(m, rt.Service)
 	if err != nil {
 		return err
 	}
 	rt.Service.RunPolicy = app.RunPolicy{Debounce: a.Debounce, HistoryMessages: a.HistoryMessages,
-		DefaultModel: m.DefaultModel(), Prices: m.Prices, Lease: runLease(m, a)}
+		DefaultModel: m.DefaultModel(), Prices: m.Prices, Lease: runLease(m, a),
+		PromptMemories: a.PromptMemories}
 	rt.Service.Automation = app.AutomationPolicy{AutoResolveAfter: a.AutoResolveAfter, FollowUpAfter: a.FollowUpAfter,
 		MaxFollowUps: a.MaxFollowUps}
 	var secrets []string
@@ -27,7 +28,11 @@ func (rt *Runtime) wireAssistants(cfg Config, _ Options) error {
 		secrets = append(secrets, p.APIKey)
 	}
 	rt.Runner = assist.NewRunner(rt.Service, providers, assist.Config{Workers: a.Workers, Tick: a.Tick,
-		FlushInterval: a.FlushInterval, Retries: a.Retries, Fallback: m.Fallback, Secrets: secrets}, rt.Log)
+		FlushInterval: a.FlushInterval, Retries: a.Retries, MaxSteps: a.MaxSteps, Fallback: m.Fallback, Secrets: secrets}, rt.Log)
+	// Chat tools' callbacks are tenant URLs: the guarded client of webhooks, its time limit.
+	if rt.Runner.HTTP, err = guardedClient(cfg, opt, false); err != nil {
+		return err
+	}
 	rt.Service.Runner = rt.Runner
 	return nil
 }

@@ -16,8 +16,9 @@ func (t *Tx) ListNotes(orgID, contactID string, p app.Page) ([]app.Note, int, er
 		return nil, 0, err
 	}
 	rows, err := t.query(`SELECT n.id, n.org_id, n.contact_id, n.content, n.created_at, n.updated_at, n.author_id,
-		COALESCE(m.name, ''), COALESCE(m.avatar, '')
+		COALESCE(m.name, a.name, ''), COALESCE(m.avatar, a.avatar_url, '')
 		FROM contact_notes n LEFT JOIN members m ON m.id = n.author_id
+		LEFT JOIN assistants a ON a.id = n.author_id -- a handoff's note (app/toolcommit.go)
 		WHERE n.org_id = ? AND n.contact_id = ? ORDER BY n.created_at DESC, n.id DESC LIMIT ? OFFSET ?`,
 		orgID, contactID, p.Take, p.Offset())
 	if err != nil {

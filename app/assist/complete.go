@@ -115,11 +115,15 @@ type reply struct {
 	text      strings.Builder
 	runes     int // characters so far: offsets are counted in runes, not bytes
 	lastFlush time.Time
+	// stepStart is where the current model call's text starts; separate asks for a blank
+	// line before its first piece (the agent loop's later calls).
+	stepStart int
+	separate  bool
 }
 
 func (p *reply) String() string { return p.text.String() }
 
-func (p *reply) started() bool { return p.runes > 0 }
+func (p *reply) started() bool { return p.runes > p.stepStart }
 
 // byteAt is the byte index of the n-th character of the text.
 func (p *reply) byteAt(n int) int {
@@ -137,6 +141,9 @@ func (p *reply) byteAt(n int) int {
 func (p *reply) onText(piece string) {
 	if piece == "" {
 		return
+	}
+	if p.separate {
+		piece, p.separate = "\n\n"+piece, false
 	}
 	offset := p.runes
 	p.text.WriteString(piece)

@@ -14,7 +14,7 @@ import (
 func BuildRequest(in app.RunInput) Request {
 	cfg := in.Assistant.Config
 	req := Request{
-		System:      systemPrompt(in),
+		System:      systemPrompt(in) + memoryPrompt(in.Memories),
 		Messages:    history(in),
 		OrgID:       in.Chat.OrgID,
 		AssistantID: in.Assistant.ID,

@@ -87,6 +87,8 @@ type Result struct {
 	Reported bool
 	// StopReason is the provider's own word for why it stopped (stop, length, tool_calls...).
 	StopReason string
+	// Citations are the knowledge the answer quotes, when the provider knows (builtin).
+	Citations []app.Citation
 }
 
 // ProviderError is a failed call, classified so the run loop knows whether to retry.

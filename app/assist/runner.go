@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -17,6 +18,9 @@ type Config struct {
 	Tick          time.Duration
 	FlushInterval time.Duration
 	Retries       int
+	// MaxSteps bounds the model calls of a run (assistants.max_steps); the last is offered
+	// no tools.
+	MaxSteps int
 	// Fallback is the model tried once when the first fails before its first token.
 	Fallback string
 	// Secrets are strings (API keys) that must never reach an error a client can read.
@@ -30,6 +34,8 @@ type Runner struct {
 	Providers map[string]Provider
 	// Live receives the text as it streams; nil: nobody listens.
 	Live app.Live
+	// HTTP is the SSRF-guarded client that calls chat tools' callbacks; nil: none work.
+	HTTP *http.Client
 	Log  *slog.Logger
 	cfg  Config
 
@@ -139,11 +145,10 @@ func (r *Runner) execute(ctx context.Context, job app.RunJob, a *activeRun) app.
 	}
 	req := BuildRequest(in)
 	rep := &reply{runner: r, ctx: ctx, job: job, cancel: a.cancel, lastFlush: time.Now()}
-	model, res, turns, err := r.complete(ctx, job.Model, req, rep)
-	out := app.RunOutcome{Status: "COMPLETED", Text: rep.String(), Model: model, Turns: turns}
-	if err == nil && res.Text != "" {
-		out.Text = res.Text
-	}
+	tr := r.newToolRun(job, in)
+	model, turns, err := r.agentLoop(ctx, job.Model, req, rep, tr)
+	out := app.RunOutcome{Status: "COMPLETED", Text: rep.String(), Model: model, Turns: turns,
+		ToolCalls: tr.calls, Citations: tr.cites, Effects: tr.effects}
 	return r.ended(ctx, a, out, err)
 }
 

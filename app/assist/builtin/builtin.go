@@ -55,6 +55,10 @@ func (p *Provider) Stream(ctx context.Context, req assist.Request, onText func(s
 	if req.FollowUp {
 		return followUp(req, onText), nil
 	}
+	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == assist.RoleTool {
+		// The loop's call after the handoff it asked for: everything was said before it.
+		return assist.Result{StopReason: "stop"}, nil
+	}
 	chunks, err := p.find(ctx, req)
 	if err != nil {
 		return assist.Result{}, err
@@ -73,7 +77,9 @@ func (p *Provider) Stream(ctx context.Context, req assist.Request, onText func(s
 	} else {
 		pieces = append(pieces, words.found)
 		for _, c := range chunks {
-			pieces = append(pieces, "\n\n"+fmt.Sprintf(words.from, c.Title)+"\n"+quote(c.Text))
+			q := quote(c.Text)
+			pieces = append(pieces, "\n\n"+fmt.Sprintf(words.from, c.Title)+"\n"+q)
+			res.Citations = append(res.Citations, app.Citation{ContentID: c.ContentID, Title: c.Title, Text: strings.TrimPrefix(q, "> ")})
 		}
 	}
 	for _, piece := range pieces {

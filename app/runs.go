@@ -71,8 +71,11 @@ type RunTx interface {
 	RunsUnderWay(chatID string) ([]Run, error)
 	GetRun(id string) (Run, error)
 	StopRun(id, why string) error
-	// DueRuns answers waiting runs due at now, oldest first.
-	DueRuns(now Time, limit int) ([]Run, error)
+	// DueRuns answers the waiting runs due at now that the room picks (app.ClaimRoom.Pick:
+	// round-robin across organizations, then chats), oldest first within each.
+	DueRuns(now Time, room ClaimRoom) ([]Run, error)
+	// AnyRunDue tells whether a run waits past its debounce.
+	AnyRunDue(now Time) (bool, error)
 	// StartRun marks a run under way with its message, owned by owner until leaseUntil.
 	StartRun(id, messageID, owner string, leaseUntil Time) error
 	RenewRun(id string, leaseUntil Time) error

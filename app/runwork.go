@@ -62,10 +62,12 @@ func (s *Service) ResolveModel(c Chat, a Assistant) string {
 	return s.RunPolicy.DefaultModel
 }
 
-// ClaimRuns ends the runs of dead runners as interrupted, then starts up to free due runs
-// owned by owner: each gets its RUNNING assistant message at once. A run whose chat may no
-// longer run is dropped; one whose organization has no balance fails at once.
-func (s *Service) ClaimRuns(ctx context.Context, owner string, free int) (jobs []RunJob, err error) {
+// ClaimRuns ends the runs of dead runners as interrupted, then starts the due runs the room
+// allows (round-robin across organizations and their chats, within the per-organization
+// cap, as the other workers claim), owned by owner: each gets its RUNNING assistant message
+// at once. A run whose chat may no longer run is dropped; one whose organization has no
+// balance fails at once.
+func (s *Service) ClaimRuns(ctx context.Context, owner string, room ClaimRoom) (jobs []RunJob, err error) {
 	now := s.now()
 	if work, err := s.runWork(ctx, owner, now); err != nil || !work {
 		return nil, err
@@ -75,7 +77,7 @@ func (s *Service) ClaimRuns(ctx context.Context, owner string, free int) (jobs [
 		if err := s.interruptOrphans(tx, owner, now); err != nil {
 			return err
 		}
-		due, err := tx.DueRuns(now, free)
+		due, err := tx.DueRuns(now, room)
 		if err != nil {
 			return err
 		}
@@ -102,8 +104,7 @@ func (s *Service) runWork(ctx context.Context, owner string, now Time) (work boo
 			work = err == nil
 			return err
 		}
-		due, err := tx.DueRuns(now, 1)
-		work = len(due) > 0
+		work, err = tx.AnyRunDue(now)
 		return err
 	})
 	return work, err

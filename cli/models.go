@@ -46,7 +46,9 @@ type AssistantsConfig struct {
 	FollowUpAfter    time.Duration `mapstructure:"follow_up_after"`
 	MaxFollowUps     int           `mapstructure:"max_follow_ups"`
 	MaxSteps         int           `mapstructure:"max_steps"`
-	PromptMemories   int           `mapstructure:"prompt_memories"`
+	// MaxInFlightPerOrg caps one organization's runs at once; 0: three quarters of the workers.
+	MaxInFlightPerOrg int `mapstructure:"max_in_flight_per_org"`
+	PromptMemories    int `mapstructure:"prompt_memories"`
 }
 
 // DefaultProviderTimeout is a provider's time limit per request when none is configured.
@@ -138,8 +140,8 @@ func (a AssistantsConfig) validate() error {
 		return fmt.Errorf("config: assistants.auto_resolve_after and follow_up_after must be positive, " +
 			"assistants.max_follow_ups not negative")
 	}
-	if a.MaxSteps < 1 || a.PromptMemories < 0 {
-		return fmt.Errorf("config: assistants.max_steps must be positive and assistants.prompt_memories not negative")
+	if a.MaxSteps < 1 || a.PromptMemories < 0 || a.MaxInFlightPerOrg < 0 {
+		return fmt.Errorf("config: assistants.max_steps must be positive, assistants.prompt_memories and max_in_flight_per_org not negative")
 	}
 	return nil
 }

@@ -42,7 +42,7 @@ func TestFollowUpRunsAndCounters(t *testing.T) {
 		if auto, err = tx.ChatAutomation(chat.ID); err != nil {
 			return err
 		}
-		due, err = tx.DueRuns(app.At(now.Add(time.Hour)), 10)
+		due, err = tx.DueRuns(app.At(now.Add(time.Hour)), app.ClaimRoom{Limit: 10})
 		return err
 	})
 	if err != nil {

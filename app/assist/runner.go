@@ -14,7 +14,10 @@ import (
 
 // Config tunes the runner (assistants.* and models.fallback).
 type Config struct {
-	Workers       int
+	Workers int
+	// PerOrg caps one organization's runs at once (0: three quarters of Workers), so one
+	// organization's slow provider cannot hold every worker.
+	PerOrg        int
 	Tick          time.Duration
 	FlushInterval time.Duration
 	Retries       int
@@ -88,7 +91,9 @@ func (r *Runner) Abort(messageID string) <-chan struct{} {
 }
 
 func (r *Runner) claim(ctx context.Context, round claim.Round) []claim.Piece {
-	jobs, err := r.Service.ClaimRuns(ctx, r.owner, round.Free)
+	room := app.ClaimRoom{Limit: round.Free, PerOrg: app.OrgShare(r.cfg.PerOrg, max(1, r.cfg.Workers)),
+		Org: round.Org, Queue: round.Queue}
+	jobs, err := r.Service.ClaimRuns(ctx, r.owner, room)
 	if err != nil {
 		if ctx.Err() == nil {
 			r.Log.Error("assistants: claim", "err", err)

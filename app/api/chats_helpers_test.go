@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"wsapi/app"
 	"wsapi/app/apitest"
@@ -21,7 +22,12 @@ import (
 // manual clock, so it never refills).
 func chEnv(t *testing.T) *apitest.Env {
 	t.Helper()
-	return apitest.New(t, func(c *cli.Config) { c.HTTP.RateLimitPerMinute = 1_000_000 })
+	return apitest.New(t, func(c *cli.Config) {
+		c.HTTP.RateLimitPerMinute = 1_000_000
+		// These tests shape chats by hand on the manual clock; an assistant answering a contact
+		// message under them would change what they read (runs are tested in app/assist).
+		c.Assistants.Debounce = 365 * 24 * time.Hour
+	})
 }
 
 // chFor is a copy of e that reports failures to the subtest t.

@@ -49,14 +49,7 @@ func (t *Tx) chatRefs(query string, args ...any) ([]app.ChatRef, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []app.ChatRef
-	for rows.Next() {
-		var r app.ChatRef
-		if err := rows.Scan(&r.OrgID, &r.ID); err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, r)
-	}
-	return out, mapErr(rows.Err())
+	return collect(rows, func(s rowScanner) (r app.ChatRef, err error) {
+		return r, s.Scan(&r.OrgID, &r.ID)
+	})
 }

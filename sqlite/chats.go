@@ -233,14 +233,5 @@ func (t *Tx) ChatsAssignedTo(orgID, memberID string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, mapErr(err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, mapErr(rows.Err())
+	return collect(rows, scanString)
 }

@@ -21,16 +21,7 @@ func (t *Tx) loadRuns(query string, args ...any) ([]app.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []app.Run
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, r)
-	}
-	return out, mapErr(rows.Err())
+	return collect(rows, scanRun)
 }
 
 // ScheduleRun inserts the chat's waiting run, or moves the one already waiting to r.DueAt;

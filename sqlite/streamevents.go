@@ -53,18 +53,12 @@ func (t *Tx) StreamEventsAfter(orgID, chatID string, after int64, limit int) ([]
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []app.StreamEvent
-	for rows.Next() {
-		var e app.StreamEvent
+	return collect(rows, func(r rowScanner) (e app.StreamEvent, err error) {
 		var data string
-		if err := rows.Scan(&e.Seq, &e.OrgID, &e.ChatID, &e.MessageID, &e.Type, &e.Area, &data, &e.CreatedAt); err != nil {
-			return nil, mapErr(err)
-		}
+		err = r.Scan(&e.Seq, &e.OrgID, &e.ChatID, &e.MessageID, &e.Type, &e.Area, &data, &e.CreatedAt)
 		e.Data = []byte(data)
-		out = append(out, e)
-	}
-	return out, mapErr(rows.Err())
+		return e, err
+	})
 }
 
 // GetStreamEvent reads one event of an organization by its seq.

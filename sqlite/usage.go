@@ -41,15 +41,12 @@ func (t *Tx) UsageReport(orgID string, q app.UsageQuery, p app.Page) ([]app.Usag
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []app.UsageRow{}
-	for rows.Next() {
-		var r app.UsageRow
-		if err := rows.Scan(&r.Day, &r.Model, &r.Calls, &r.InputTokens, &r.OutputTokens, &r.TotalTokens, &r.ReasoningTokens,
-			&r.InputTokensCacheRead, &r.InputTokensCacheWrite, &r.Cost, &r.Estimated); err != nil {
-			return nil, 0, mapErr(err)
-		}
-		out = append(out, r)
+	out, err := collect(rows, func(s rowScanner) (r app.UsageRow, err error) {
+		return r, s.Scan(&r.Day, &r.Model, &r.Calls, &r.InputTokens, &r.OutputTokens, &r.TotalTokens, &r.ReasoningTokens,
+			&r.InputTokensCacheRead, &r.InputTokensCacheWrite, &r.Cost, &r.Estimated)
+	})
+	if out == nil && err == nil {
+		out = []app.UsageRow{} // an empty report is [], not null
 	}
-	return out, total, mapErr(rows.Err())
+	return out, total, err
 }

@@ -115,14 +115,11 @@ func (r *Runner) claim(ctx context.Context, round claim.Round) []claim.Piece {
 // runOne runs a job and writes its end; a panic fails that run only.
 func (r *Runner) runOne(ctx context.Context, job app.RunJob, a *activeRun) {
 	var out app.RunOutcome
-	defer func() {
-		if p := recover(); p != nil {
-			r.Log.Error("assistants: run panicked", "message", job.MessageID, "panic", p)
-			out = app.RunOutcome{Status: "FAILED", Error: "internal error: the run stopped unexpectedly", Turns: out.Turns}
-		}
-		r.finish(ctx, job, a, out)
-	}()
-	out = r.execute(ctx, job, a)
+	if err := app.Safely(func() error { out = r.execute(ctx, job, a); return nil }); err != nil {
+		app.LogFailure(r.Log, "assistants: run panicked", err, "message", job.MessageID)
+		out = app.RunOutcome{Status: "FAILED", Error: "internal error: the run stopped unexpectedly", Turns: out.Turns}
+	}
+	r.finish(ctx, job, a, out)
 }
 
 // finish writes the outcome even when ctx has ended, then forgets the run.

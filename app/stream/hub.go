@@ -97,13 +97,9 @@ func (h *Hub) Run(ctx context.Context) {
 
 // pass is one read of the outbox; a failure or a panic is logged and the next pass retries.
 func (h *Hub) pass(ctx context.Context) {
-	defer func() {
-		if v := recover(); v != nil {
-			h.opt.Log.Error("stream hub: panic", "panic", v)
-		}
-	}()
-	if err := h.catchUp(ctx); err != nil && ctx.Err() == nil {
-		h.opt.Log.Error("stream hub: read events", "err", err)
+	err := app.Safely(func() error { return h.catchUp(ctx) })
+	if err != nil && ctx.Err() == nil {
+		app.LogFailure(h.opt.Log, "stream hub: read events", err)
 	}
 }
 

@@ -74,9 +74,9 @@ func Open(path string) (*DB, error) {
 	if err := privateFile(path); err != nil {
 		return nil, err
 	}
-	w, err := sql.Open("sqlite", dsn(path, true))
+	w, err := openPool(path, true)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: open: %w", err)
+		return nil, err
 	}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
@@ -85,15 +85,24 @@ func Open(path string) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	r, err := sql.Open("sqlite", dsn(path, false))
+	r, err := openPool(path, false)
 	if err != nil {
 		w.Close()
-		return nil, fmt.Errorf("sqlite: open: %w", err)
+		return nil, err
 	}
 	n := max(4, runtime.NumCPU()*2)
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	return &DB{writer: w, reader: r, path: path}, nil
+}
+
+// openPool opens a pool whose connections keep their prepared statements.
+func openPool(path string, writer bool) (*sql.DB, error) {
+	c, err := newCachingConnector(dsn(path, writer))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	return sql.OpenDB(c), nil
 }
 
 // Close closes both pools.

@@ -18,7 +18,7 @@ import (
 var bg = context.Background()
 
 // open opens and migrates a new database in a temporary directory.
-func openDB(t *testing.T) (*sqlite.DB, string) {
+func openDB(t testing.TB) (*sqlite.DB, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "test.db")
 	db, err := sqlite.Open(path)
@@ -33,7 +33,7 @@ func openDB(t *testing.T) (*sqlite.DB, string) {
 }
 
 // seed writes an organization, a member and a key of that member in one transaction.
-func seedOrg(t *testing.T, db *sqlite.DB, email string) (app.Org, app.Member, app.APIKey) {
+func seedOrg(t testing.TB, db *sqlite.DB, email string) (app.Org, app.Member, app.APIKey) {
 	t.Helper()
 	now := app.At(time.Now())
 	org := app.Org{ID: app.NewID("org"), Name: "O", Plan: app.PlanFree, CreatedAt: now, UpdatedAt: now}

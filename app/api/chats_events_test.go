@@ -106,7 +106,7 @@ func TestChatMediaAndSyncEvents(t *testing.T) {
 		{map[string]any{"type": "other"}, "type"},
 		{map[string]any{}, "type"},
 		{map[string]any{"type": "sync", "chat_id": "chat_00000000000000000000"}, "chat_id"},
-		{map[string]any{"type": "media", "data": map[string]any{"audio": "aGVsbG8=", "format": "mp3", "bitrate": 1}}, "bitrate"},
+		{map[string]any{"type": "media", "data": map[string]any{"audio": "aGVsbG8=", "format": "mp3", "bitrate": 1}}, "data.bitrate"},
 	}
 	for _, b := range bad {
 		e.Do("POST", events, e.AdminKey, b.body).ExpectError(400, "invalid_argument", b.field)

@@ -130,7 +130,7 @@ func TestBulkBounds(t *testing.T) {
 		ExpectError(400, "invalid_argument", "segment_ids")
 	e.Do("POST", contacts+"/bulk/dry", e.AdminKey, map[string]any{}).ExpectError(400, "invalid_argument", "channels")
 	e.Do("POST", contacts+"/bulk", e.AdminKey, map[string]any{"channels": []map[string]any{{"email": "a@example.com", "avatar": "x"}}}).
-		ExpectError(400, "invalid_argument", "avatar")
+		ExpectError(400, "invalid_argument", "channels.avatar")
 
 	if after := ctCount(e, e.AdminKey, contacts); after != before {
 		t.Errorf("contacts %d before the dry and rejected requests, %d after", before, after)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,27 +43,32 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 	if r.ContentLength > limit {
 		return errTooLarge
 	}
-	body := http.MaxBytesReader(w, r.Body, limit)
-	dec := json.NewDecoder(body)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		return decodeError(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	err = dec.Decode(v)
 	if errors.Is(err, io.EOF) {
 		return nil
 	}
 	if err != nil {
+		if every := everyBadField(body, v); every != nil && isFieldError(err) {
+			return every
+		}
 		return decodeError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return errTooLarge
-		}
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return errBodyTimeout
-		}
 		return &app.Error{Code: app.CodeInvalidJSON, Message: "request body must hold a single JSON object"}
 	}
 	return nil
+}
+
+// isFieldError: the body is well-formed JSON but a member is unknown or of the wrong type.
+func isFieldError(err error) bool {
+	var typ *json.UnmarshalTypeError
+	return (errors.As(err, &typ) && typ.Field != "") || strings.HasPrefix(err.Error(), "json: unknown field ")
 }
 
 func decodeError(err error) error {
@@ -83,10 +89,7 @@ func decodeError(err error) error {
 		if field == "" {
 			return &app.Error{Code: app.CodeInvalidJSON, Message: "request body must be a JSON object"}
 		}
-		if typ.Type == reflect.TypeFor[app.Time]() {
-			return app.Invalid(field, "must be an RFC 3339 date-time")
-		}
-		return app.Invalid(field, "must be of type "+jsonType(typ.Type.Kind().String()))
+		return app.Invalid(field, typeProblem(typ.Type))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return app.Invalid(field, "unknown field")
@@ -97,6 +100,13 @@ func decodeError(err error) error {
 	}
 	// A field's own UnmarshalJSON (a timestamp, say) failed.
 	return &app.Error{Code: app.CodeInvalidArgument, Message: "invalid value: " + err.Error()}
+}
+
+func typeProblem(t reflect.Type) string {
+	if t == reflect.TypeFor[app.Time]() {
+		return "must be an RFC 3339 date-time"
+	}
+	return "must be of type " + jsonType(t.Kind().String())
 }
 
 func jsonType(kind string) string {

@@ -261,7 +261,7 @@ func TestPatchOrg(t *testing.T) {
 		patch("plan is CLI-only", map[string]any{"plan": "business"}, 400, "invalid_argument", "plan"),
 		patch("balance is CLI-only", map[string]any{"balance": 1e6}, 400, "invalid_argument", "balance"),
 		patch("features are CLI-only", map[string]any{"features": map[string]any{"enterprise": true}}, 400, "invalid_argument", "features"),
-		patch("unknown config field", map[string]any{"config": map[string]any{"phone": "1"}}, 400, "invalid_argument", "phone"),
+		patch("unknown config field", map[string]any{"config": map[string]any{"phone": "1"}}, 400, "invalid_argument", "config.phone"),
 	})
 	before := e.Do("GET", "/orgs/c", e.AdminKey, nil).Expect(200).Map()
 	e.Clock.Advance(time.Minute)

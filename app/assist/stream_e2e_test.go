@@ -256,3 +256,34 @@ func TestStreamCancelMidRun(t *testing.T) {
 	}
 	s.Quiet(50 * time.Millisecond)
 }
+
+// (e) A tool call goes out on the chat stream as message.tool_call when it ends, with its
+// arguments and result, before the answer it led to streams in; the search's chunk is then
+// cited on the finished message.
+func TestStreamToolCallOverSSE(t *testing.T) {
+	oa := apitest.NewOpenAIServer(t)
+	oa.Reply(apitest.LLMReply{ToolCalls: []apitest.LLMToolCall{call("c1", "search_knowledge", `{"query":"saturday"}`)},
+		Usage: &apitest.LLMUsage{Input: 10, Output: 2}})
+	oa.Reply(apitest.LLMReply{Text: []string{"At ten ", "on Saturdays."}, Usage: &apitest.LLMUsage{Input: 20, Output: 4}})
+	e := newEnv(t, provider("oa", "openai", oa, 5*time.Second))
+	w := newWorld(t, e, e.AdminKey, "c", modelConfig("oa:gpt-4o-mini"))
+	w.learn(t, "Opening hours", "On Saturdays we open at ten.")
+	s, _ := w.watch(t, "")
+	m, created := runStarts(t, w, s, "Saturday?")
+	var tc app.ToolCallEvent
+	expect(t, s, app.StreamMessageToolCall).JSON(t, &tc)
+	if tc.MessageID != m.ID || tc.ChatID != w.chat || tc.ToolCall.ID != "c1" || tc.ToolCall.Name != "search_knowledge" ||
+		string(tc.ToolCall.Arguments) != `{"query":"saturday"}` || !strings.Contains(string(tc.ToolCall.Result), "open at ten") ||
+		tc.ToolCall.Error != "" {
+		t.Fatalf("message.tool_call %+v", tc)
+	}
+	var got string
+	for len(got) < len("At ten on Saturdays.") { // the hub may join chunks into one delta
+		got += readDelta(t, s, m.ID, created, len([]rune(got)))
+	}
+	done := finished(t, s, m.ID, "COMPLETED", "At ten on Saturdays.")
+	if got != "At ten on Saturdays." || len(toolCalls(done)) != 1 || len(citations(done)) != 1 {
+		t.Fatalf("streamed %q; finished with tool calls %+v citations %+v", got, toolCalls(done), citations(done))
+	}
+	s.Quiet(50 * time.Millisecond)
+}

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"mime/multipart"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -191,5 +194,63 @@ func TestServeDrainIsBounded(t *testing.T) {
 	}
 	if !strings.Contains(s.log(), "requests still in flight at the timeout") {
 		t.Errorf("the cut is not logged:\n%s", s.log())
+	}
+}
+
+// TestSecondSignalExitsAtOnce: while the first SIGTERM's drain waits on a request whose body
+// never finishes (shutdown_timeout a minute away), a second SIGTERM ends the process at once,
+// by the signal, as an operator pressing Ctrl-C twice expects.
+func TestSecondSignalExitsAtOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startServe(t, dir, filepath.Join(dir, "app.db"), "APP_HTTP_SHUTDOWN_TIMEOUT=60s")
+	token := bannerTokenRE.FindString(s.log())
+	conn, err := net.Dial("tcp", s.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	head := fmt.Sprintf("POST /orgs/c/members HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":", s.addr, token)
+	if _, err := io.WriteString(conn, head); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(s.log(), "shutting down") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no drain began after SIGTERM:\n%s", s.log())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	select {
+	case <-s.done:
+		t.Fatalf("exited with a request in flight after one signal:\n%s", s.log())
+	default:
+	}
+	start := time.Now()
+	// The first signal's handler lets go of the signals just after the drain begins; repeat
+	// until the default action ends the process.
+	for exited := false; !exited; {
+		if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			t.Fatal(err)
+		}
+		select {
+		case <-s.done:
+			exited = true
+		case <-time.After(100 * time.Millisecond):
+			if time.Since(start) > 10*time.Second {
+				t.Fatalf("still running 10 s after the second SIGTERM:\n%s", s.log())
+			}
+		}
+	}
+	var exit *exec.ExitError
+	if !errors.As(s.err, &exit) {
+		t.Fatalf("exit %v, want death by SIGTERM", s.err)
+	}
+	if ws, ok := exit.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Fatalf("exit status %v, want killed by SIGTERM", exit)
 	}
 }

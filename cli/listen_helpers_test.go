@@ -114,7 +114,7 @@ func startListen(t *testing.T, env []string, args ...string) (*listenProc, strin
 	var secret string
 	waitFor(t, 20*time.Second, "the listen banner", func() bool {
 		for _, line := range p.lines() {
-			if m := secretRE.FindString(line); m != "" && strings.Contains(line, "signing secret") {
+			if m := secretRE.FindString(line); m != "" && strings.Contains(line, "secret") {
 				secret = m
 				return true
 			}

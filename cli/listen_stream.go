@@ -105,7 +105,11 @@ func (l *listener) banner() error {
 	if l.replayFrom >= 0 {
 		text += fmt.Sprintf("Resending the stored events from id %d on\n", l.replayFrom)
 	}
-	return l.env.print(info, text)
+	if l.env.json { // one object per line, like the event lines that follow
+		return json.NewEncoder(l.env.stdout).Encode(info)
+	}
+	_, err := fmt.Fprint(l.env.stdout, text)
+	return err
 }
 
 // stream opens the event stream once and forwards its events until it breaks. connected
@@ -144,6 +148,8 @@ func (l *listener) stream(ctx context.Context) (connected bool, err error) {
 	idle := time.AfterFunc(listenIdleTimeout, cancel)
 	defer idle.Stop()
 	err = readSSE(res.Body, func() { idle.Reset(listenIdleTimeout) }, func(ev sseEvent) error {
+		idle.Stop() // a slow local receiver (--timeout) is not a silent stream
+		defer idle.Reset(listenIdleTimeout)
 		return l.handle(ctx, ev)
 	})
 	if err == nil { // the server ended the stream: a shutdown, or this client fell behind

@@ -62,7 +62,7 @@ func TestListenForwardsSignedDeliveries(t *testing.T) {
 
 	all, allSecret := startListen(t, []string{"APP_API_KEY=" + token}, "--forward-to", rcv.URL+"/all", "--api", api)
 	blocked, blockedSecret := startListen(t, nil, "--forward-to", rcv.URL+"/blocked", "--api", api, "--key", token,
-		"--events", "contact.blocked")
+		"--events", "contact.blocked", "--json")
 	if allSecret == blockedSecret {
 		t.Fatal("two sessions printed the same secret")
 	}
@@ -115,6 +115,7 @@ func TestListenForwardsSignedDeliveries(t *testing.T) {
 	if n := len(rcv.at("/blocked")); n != 3 {
 		t.Errorf("--events session: %d deliveries after the restart, want 3", n)
 	}
+	checkJSONLines(t, blocked.lines(), blockedSecret, rcv.at("/blocked"))
 	if !strings.Contains(all.errText(), "connected again") {
 		t.Errorf("no reconnect reported:\n%s", all.errText())
 	}
@@ -256,5 +257,30 @@ func TestListenRefusesBadFlags(t *testing.T) {
 	p = runListen(t, []string{"APP_API_KEY=sk_wrong"}, "--forward-to", "http://127.0.0.1:1/hooks", "--api", "http://"+srv.addr)
 	if code := p.wait(); code != 1 || !strings.Contains(p.errText(), "401") {
 		t.Fatalf("a bad key: exit %d, want 1 with the 401:\n%s", code, p.errText())
+	}
+}
+
+// checkJSONLines: with --json the banner and each event are one JSON object per line.
+func checkJSONLines(t *testing.T, lines []string, secret string, got []delivery) {
+	t.Helper()
+	var banner struct {
+		Secret string `json:"secret"`
+		OrgID  string `json:"org_id"`
+	}
+	if len(lines) != 1+len(got) || json.Unmarshal([]byte(lines[0]), &banner) != nil || banner.Secret != secret {
+		t.Fatalf("--json printed %v for %d deliveries", lines, len(got))
+	}
+	for i, l := range lines[1:] {
+		var line struct {
+			StreamID  string  `json:"stream_id"`
+			EventID   string  `json:"event_id"`
+			Type      string  `json:"type"`
+			Status    int     `json:"status"`
+			LatencyMs float64 `json:"latency_ms"`
+		}
+		if err := json.Unmarshal([]byte(l), &line); err != nil || line.Status != 200 || line.Type != "contact.blocked" ||
+			line.StreamID == "" || line.EventID != got[i].header.Get("x-webhook-id") {
+			t.Errorf("--json line %q (%v)", l, err)
+		}
 	}
 }

@@ -74,14 +74,15 @@ The key comes from --key or the ` + listenKeyEnv + ` environment variable.`,
 	f.StringVar(&o.org, "org", "c", "organization to listen to: an id, or c for the key's own")
 	f.Int64Var(&o.replayFrom, "replay-from", 0, "first resend the stored events from this stream id on (the id column of the printed lines)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Second, "how long one local delivery may take")
-	_ = c.MarkFlagRequired("forward-to")
 	return c
 }
 
 // validate names every bad flag at once, as the API names every bad field.
 func (o listenOptions) validate() error {
 	p := app.Problems{}
-	if u, err := url.Parse(o.forwardTo); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if o.forwardTo == "" {
+		p.Add("forward-to", "is required: the local URL of your receiver")
+	} else if u, err := url.Parse(o.forwardTo); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		p.Add("forward-to", "must be an http:// or https:// URL")
 	}
 	if u, err := url.Parse(o.api); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

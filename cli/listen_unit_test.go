@@ -62,6 +62,10 @@ func TestListenOptionsNameEveryBadFlag(t *testing.T) {
 			t.Errorf("%v does not name %s", err, f)
 		}
 	}
+	if err := (listenOptions{api: "http://127.0.0.1:8080", key: "sk_x", org: "c", timeout: time.Second}).validate(); err == nil ||
+		!strings.Contains(humanError(err), "forward-to: is required") {
+		t.Errorf("no --forward-to: %v", err)
+	}
 	ok := listenOptions{forwardTo: "http://localhost:3000/hooks", api: "http://127.0.0.1:8080", key: "sk_x",
 		org: "c", replayFrom: -1, timeout: time.Second}
 	if err := ok.validate(); err != nil {

@@ -58,11 +58,21 @@ func NewEvent(orgID, typ string, data any, now Time) (Event, []byte, error) {
 		return Event{}, nil, fmt.Errorf("app: event data: %w", err)
 	}
 	e := Event{ID: NewID("evt"), Type: typ, OrgID: orgID, CreatedAt: now, Data: raw}
-	body, err := json.Marshal(e)
+	body, err := e.Body()
 	if err != nil {
-		return Event{}, nil, fmt.Errorf("app: event: %w", err)
+		return Event{}, nil, err
 	}
 	return e, body, nil
+}
+
+// Body encodes the envelope as deliveries send it (`app listen` builds its forwards with it
+// too, so both carry the same envelope).
+func (e Event) Body() ([]byte, error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return nil, fmt.Errorf("app: event: %w", err)
+	}
+	return body, nil
 }
 
 // Emit writes an event into the outbox of the caller's transaction: if the transaction rolls

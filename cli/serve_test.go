@@ -82,7 +82,13 @@ var servingRE = regexp.MustCompile(`msg=serving addr=(\S+)`)
 // and waits until it listens.
 func startServe(t *testing.T, dir, db string, env ...string) *serveProc {
 	t.Helper()
-	cmd := exec.Command(appBinary(t), "serve", "--addr", "127.0.0.1:0", "--db", db)
+	return startServeAt(t, dir, db, "127.0.0.1:0", env...)
+}
+
+// startServeAt is startServe on a chosen address (a restart that clients find again).
+func startServeAt(t *testing.T, dir, db, listenAddr string, env ...string) *serveProc {
+	t.Helper()
+	cmd := exec.Command(appBinary(t), "serve", "--addr", listenAddr, "--db", db)
 	cmd.Dir = dir
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "APP_") {

@@ -159,12 +159,13 @@ type Sender struct {
 	Clock app.Clock
 }
 
-// Send POSTs the event body with the five x-webhook-* headers and reports the attempt.
-func (s *Sender) Send(ctx context.Context, j app.Job) app.Attempt {
-	ts := s.Clock.Now().Unix()
+// NewRequest builds the POST of one delivery attempt: the envelope j.Body to j.URL with the
+// five x-webhook-* headers, signed with j.Secret at ts (Unix seconds). The dispatcher and
+// `app listen` both send through it, so a receiver sees one format from either.
+func NewRequest(ctx context.Context, j app.Job, ts int64) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, j.URL, bytes.NewReader(j.Body))
 	if err != nil {
-		return failed(err.Error(), 0)
+		return nil, err
 	}
 	h := req.Header
 	h.Set("Content-Type", "application/json")
@@ -174,6 +175,15 @@ func (s *Sender) Send(ctx context.Context, j app.Job) app.Attempt {
 	h.Set("x-webhook-timestamp", strconv.FormatInt(ts, 10))
 	h.Set("x-webhook-attempt", strconv.Itoa(j.Attempt))
 	h.Set("x-webhook-signature", Sign(j.Secret, j.EventID, ts, j.Body))
+	return req, nil
+}
+
+// Send POSTs the event body with the five x-webhook-* headers and reports the attempt.
+func (s *Sender) Send(ctx context.Context, j app.Job) app.Attempt {
+	req, err := NewRequest(ctx, j, s.Clock.Now().Unix())
+	if err != nil {
+		return failed(err.Error(), 0)
+	}
 	start := time.Now()
 	res, err := s.HTTP.Do(req)
 	elapsed := time.Since(start)

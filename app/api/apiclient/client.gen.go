@@ -1614,6 +1614,72 @@ func (e SegmentColor) Valid() bool {
 	}
 }
 
+// Defines values for SegmentCreateInputColor.
+const (
+	SegmentCreateInputColorAmber   SegmentCreateInputColor = "amber"
+	SegmentCreateInputColorBlue    SegmentCreateInputColor = "blue"
+	SegmentCreateInputColorCyan    SegmentCreateInputColor = "cyan"
+	SegmentCreateInputColorEmerald SegmentCreateInputColor = "emerald"
+	SegmentCreateInputColorFuchsia SegmentCreateInputColor = "fuchsia"
+	SegmentCreateInputColorGray    SegmentCreateInputColor = "gray"
+	SegmentCreateInputColorGreen   SegmentCreateInputColor = "green"
+	SegmentCreateInputColorIndigo  SegmentCreateInputColor = "indigo"
+	SegmentCreateInputColorLime    SegmentCreateInputColor = "lime"
+	SegmentCreateInputColorOrange  SegmentCreateInputColor = "orange"
+	SegmentCreateInputColorPink    SegmentCreateInputColor = "pink"
+	SegmentCreateInputColorPurple  SegmentCreateInputColor = "purple"
+	SegmentCreateInputColorRed     SegmentCreateInputColor = "red"
+	SegmentCreateInputColorRose    SegmentCreateInputColor = "rose"
+	SegmentCreateInputColorSky     SegmentCreateInputColor = "sky"
+	SegmentCreateInputColorTeal    SegmentCreateInputColor = "teal"
+	SegmentCreateInputColorViolet  SegmentCreateInputColor = "violet"
+	SegmentCreateInputColorYellow  SegmentCreateInputColor = "yellow"
+)
+
+// Valid indicates whether the value is a known member of the SegmentCreateInputColor enum.
+func (e SegmentCreateInputColor) Valid() bool {
+	switch e {
+	case SegmentCreateInputColorAmber:
+		return true
+	case SegmentCreateInputColorBlue:
+		return true
+	case SegmentCreateInputColorCyan:
+		return true
+	case SegmentCreateInputColorEmerald:
+		return true
+	case SegmentCreateInputColorFuchsia:
+		return true
+	case SegmentCreateInputColorGray:
+		return true
+	case SegmentCreateInputColorGreen:
+		return true
+	case SegmentCreateInputColorIndigo:
+		return true
+	case SegmentCreateInputColorLime:
+		return true
+	case SegmentCreateInputColorOrange:
+		return true
+	case SegmentCreateInputColorPink:
+		return true
+	case SegmentCreateInputColorPurple:
+		return true
+	case SegmentCreateInputColorRed:
+		return true
+	case SegmentCreateInputColorRose:
+		return true
+	case SegmentCreateInputColorSky:
+		return true
+	case SegmentCreateInputColorTeal:
+		return true
+	case SegmentCreateInputColorViolet:
+		return true
+	case SegmentCreateInputColorYellow:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SegmentInputColor.
 const (
 	SegmentInputColorAmber   SegmentInputColor = "amber"
@@ -2559,72 +2625,6 @@ func (e ListInboxParamsCsatMax) Valid() bool {
 	}
 }
 
-// Defines values for CreateSegmentJSONBodyColor.
-const (
-	CreateSegmentJSONBodyColorAmber   CreateSegmentJSONBodyColor = "amber"
-	CreateSegmentJSONBodyColorBlue    CreateSegmentJSONBodyColor = "blue"
-	CreateSegmentJSONBodyColorCyan    CreateSegmentJSONBodyColor = "cyan"
-	CreateSegmentJSONBodyColorEmerald CreateSegmentJSONBodyColor = "emerald"
-	CreateSegmentJSONBodyColorFuchsia CreateSegmentJSONBodyColor = "fuchsia"
-	CreateSegmentJSONBodyColorGray    CreateSegmentJSONBodyColor = "gray"
-	CreateSegmentJSONBodyColorGreen   CreateSegmentJSONBodyColor = "green"
-	CreateSegmentJSONBodyColorIndigo  CreateSegmentJSONBodyColor = "indigo"
-	CreateSegmentJSONBodyColorLime    CreateSegmentJSONBodyColor = "lime"
-	CreateSegmentJSONBodyColorOrange  CreateSegmentJSONBodyColor = "orange"
-	CreateSegmentJSONBodyColorPink    CreateSegmentJSONBodyColor = "pink"
-	CreateSegmentJSONBodyColorPurple  CreateSegmentJSONBodyColor = "purple"
-	CreateSegmentJSONBodyColorRed     CreateSegmentJSONBodyColor = "red"
-	CreateSegmentJSONBodyColorRose    CreateSegmentJSONBodyColor = "rose"
-	CreateSegmentJSONBodyColorSky     CreateSegmentJSONBodyColor = "sky"
-	CreateSegmentJSONBodyColorTeal    CreateSegmentJSONBodyColor = "teal"
-	CreateSegmentJSONBodyColorViolet  CreateSegmentJSONBodyColor = "violet"
-	CreateSegmentJSONBodyColorYellow  CreateSegmentJSONBodyColor = "yellow"
-)
-
-// Valid indicates whether the value is a known member of the CreateSegmentJSONBodyColor enum.
-func (e CreateSegmentJSONBodyColor) Valid() bool {
-	switch e {
-	case CreateSegmentJSONBodyColorAmber:
-		return true
-	case CreateSegmentJSONBodyColorBlue:
-		return true
-	case CreateSegmentJSONBodyColorCyan:
-		return true
-	case CreateSegmentJSONBodyColorEmerald:
-		return true
-	case CreateSegmentJSONBodyColorFuchsia:
-		return true
-	case CreateSegmentJSONBodyColorGray:
-		return true
-	case CreateSegmentJSONBodyColorGreen:
-		return true
-	case CreateSegmentJSONBodyColorIndigo:
-		return true
-	case CreateSegmentJSONBodyColorLime:
-		return true
-	case CreateSegmentJSONBodyColorOrange:
-		return true
-	case CreateSegmentJSONBodyColorPink:
-		return true
-	case CreateSegmentJSONBodyColorPurple:
-		return true
-	case CreateSegmentJSONBodyColorRed:
-		return true
-	case CreateSegmentJSONBodyColorRose:
-		return true
-	case CreateSegmentJSONBodyColorSky:
-		return true
-	case CreateSegmentJSONBodyColorTeal:
-		return true
-	case CreateSegmentJSONBodyColorViolet:
-		return true
-	case CreateSegmentJSONBodyColorYellow:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ListWebhookDeliveriesParamsStatus.
 const (
 	ListWebhookDeliveriesParamsStatusFAILED    ListWebhookDeliveriesParamsStatus = "FAILED"
@@ -2837,6 +2837,21 @@ type AssistantConfigInputConversationThreadMode string
 
 // AssistantConfigInputKnowledgeScope default `all`
 type AssistantConfigInputKnowledgeScope string
+
+// AssistantCreateInput On create `name` is required. On PATCH an omitted (or null) field is left unchanged; a `config` replaces the whole configuration (fields it leaves out take their defaults).
+type AssistantCreateInput struct {
+	// AvatarUrl http(s) URL or empty
+	AvatarUrl *string `json:"avatar_url,omitempty"`
+
+	// Config An assistant's configuration as sent: every field is optional and an omitted one takes its default (language `auto`, model `auto:auto`, knowledge_scope `all`, timezone `UTC`, thread_mode `new`, others empty or false).
+	Config *AssistantConfigInput `json:"config,omitempty"`
+
+	// Enabled default true
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// Name trimmed
+	Name string `json:"name"`
+}
 
 // AssistantInput On create `name` is required. On PATCH an omitted (or null) field is left unchanged; a `config` replaces the whole configuration (fields it leaves out take their defaults).
 type AssistantInput struct {
@@ -4652,6 +4667,18 @@ type SegmentContactsInput struct {
 	ContactIds []string `json:"contact_ids"`
 }
 
+// SegmentCreateInput On create `name` is required and `color` defaults to `gray`; on PATCH an omitted (or null) field is left unchanged.
+type SegmentCreateInput struct {
+	// Color from this palette; anything else is a 400
+	Color *SegmentCreateInputColor `json:"color,omitempty"`
+
+	// Name trimmed
+	Name string `json:"name"`
+}
+
+// SegmentCreateInputColor from this palette; anything else is a 400
+type SegmentCreateInputColor string
+
 // SegmentInput On create `name` is required and `color` defaults to `gray`; on PATCH an omitted (or null) field is left unchanged.
 type SegmentInput struct {
 	// Color from this palette; anything else is a 400
@@ -5187,21 +5214,6 @@ type ListAssistantsParams struct {
 	Take *TakeParam `form:"take,omitempty" json:"take,omitempty"`
 }
 
-// CreateAssistantJSONBody defines parameters for CreateAssistant.
-type CreateAssistantJSONBody struct {
-	// AvatarUrl http(s) URL or empty
-	AvatarUrl *string `json:"avatar_url,omitempty"`
-
-	// Config An assistant's configuration as sent: every field is optional and an omitted one takes its default (language `auto`, model `auto:auto`, knowledge_scope `all`, timezone `UTC`, thread_mode `new`, others empty or false).
-	Config *AssistantConfigInput `json:"config,omitempty"`
-
-	// Enabled default true
-	Enabled *bool `json:"enabled,omitempty"`
-
-	// Name trimmed
-	Name string `json:"name"`
-}
-
 // CreateAssistantParams defines parameters for CreateAssistant.
 type CreateAssistantParams struct {
 	// IdempotencyKey 1 to 255 characters. The first answer (2xx, or 4xx other than 409 and 429) to a POST with this key is kept 24 h per organization, key and route; a retry with the same body, path and API key gets that answer again with `Idempotent-Replayed: true`. The same key with another request is 409 `conflict` naming `Idempotency-Key`, and so is a retry while the first request still runs. 5xx answers are not kept. See docs/api-conventions.md.
@@ -5730,23 +5742,11 @@ type ListSegmentsParams struct {
 	Take *TakeParam `form:"take,omitempty" json:"take,omitempty"`
 }
 
-// CreateSegmentJSONBody defines parameters for CreateSegment.
-type CreateSegmentJSONBody struct {
-	// Color from this palette; anything else is a 400
-	Color *CreateSegmentJSONBodyColor `json:"color,omitempty"`
-
-	// Name trimmed
-	Name string `json:"name"`
-}
-
 // CreateSegmentParams defines parameters for CreateSegment.
 type CreateSegmentParams struct {
 	// IdempotencyKey 1 to 255 characters. The first answer (2xx, or 4xx other than 409 and 429) to a POST with this key is kept 24 h per organization, key and route; a retry with the same body, path and API key gets that answer again with `Idempotent-Replayed: true`. The same key with another request is 409 `conflict` naming `Idempotency-Key`, and so is a retry while the first request still runs. 5xx answers are not kept. See docs/api-conventions.md.
 	IdempotencyKey *IdempotencyKeyParam `json:"Idempotency-Key,omitempty"`
 }
-
-// CreateSegmentJSONBodyColor defines parameters for CreateSegment.
-type CreateSegmentJSONBodyColor string
 
 // AddSegmentContactsParams defines parameters for AddSegmentContacts.
 type AddSegmentContactsParams struct {
@@ -5880,7 +5880,7 @@ type UnsubscribeOneClick200JSONResponseBodyUnsubscribed bool
 type UpdateOrgJSONRequestBody = OrgPatch
 
 // CreateAssistantJSONRequestBody defines body for CreateAssistant for application/json ContentType.
-type CreateAssistantJSONRequestBody CreateAssistantJSONBody
+type CreateAssistantJSONRequestBody = AssistantCreateInput
 
 // UpdateAssistantJSONRequestBody defines body for UpdateAssistant for application/json ContentType.
 type UpdateAssistantJSONRequestBody = AssistantInput
@@ -5979,7 +5979,7 @@ type CreateRoleJSONRequestBody = RoleInput
 type UpdateRoleJSONRequestBody = RolePatch
 
 // CreateSegmentJSONRequestBody defines body for CreateSegment for application/json ContentType.
-type CreateSegmentJSONRequestBody CreateSegmentJSONBody
+type CreateSegmentJSONRequestBody = SegmentCreateInput
 
 // UpdateSegmentJSONRequestBody defines body for UpdateSegment for application/json ContentType.
 type UpdateSegmentJSONRequestBody = SegmentInput

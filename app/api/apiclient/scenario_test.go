@@ -27,7 +27,10 @@ type scenario struct {
 
 func newScenario(t *testing.T) *scenario {
 	// A walk polls (knowledge, deliveries): no per-address rate limit.
-	e := apitest.New(t, func(c *cli.Config) { c.HTTP.RateLimitPerMinute = 0 })
+	e := apitest.New(t, func(c *cli.Config) {
+		c.HTTP.RateLimitPerMinute = 0
+		c.Metrics.Token = metricsToken
+	})
 	v := e.OpenAPI()
 	c, err := apiclient.NewClientWithResponses(e.Server.URL, apiclient.WithHTTPClient(v.Client()),
 		apiclient.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
@@ -53,6 +56,9 @@ func (s *scenario) status(what string, res interface{ StatusCode() int }, err er
 	}
 }
 
+// metricsToken serves GET /metrics on the API listener.
+const metricsToken = "scrape-token-for-the-scenario"
+
 func ptr[T any](v T) *T { return &v }
 
 func text(role, s string) apiclient.Turn {
@@ -71,6 +77,7 @@ func TestScenarioWithGeneratedClient(t *testing.T) {
 	s.webhooksBroadcastsUsage(contact)
 	s.errors(contact)
 	s.public()
+	s.streamsAndOps()
 	checked := s.v.Checked()
 	if len(checked) < 60 {
 		t.Errorf("only %d distinct exchanges checked: %v", len(checked), checked)
@@ -322,4 +329,31 @@ func (s *scenario) public() {
 	s.status("bad one-click link", oneClick, err, 404)
 	pixel, err := s.c.TrackOpenWithResponse(s.ctx, "not-a-token")
 	s.status("open pixel", pixel, err, 200)
+}
+
+// streamsAndOps: the SSE routes answer text/event-stream (their endless bodies are not read),
+// /metrics answers text/plain with its own token, and the email settings list.
+func (s *scenario) streamsAndOps() {
+	ctx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
+	res, err := s.c.ClientInterface.(*apiclient.Client).StreamEvents(ctx, s.org, nil)
+	if err != nil || res.StatusCode != 200 {
+		s.t.Fatalf("event stream: %v %v", res, err)
+	}
+	res.Body.Close()
+	cancel()
+	m, err := s.c.GetMetricsWithResponse(s.ctx, func(_ context.Context, r *http.Request) error {
+		r.Header.Set("Authorization", "Bearer "+metricsToken)
+		return nil
+	})
+	s.status("metrics", m, err, 200)
+	if !strings.Contains(string(m.Body), "# TYPE") {
+		s.t.Errorf("metrics body %.200s", m.Body)
+	}
+	ds, err := s.c.ListDomainsWithResponse(s.ctx, s.org, nil)
+	s.status("list domains", ds, err, 200)
+	ids, err := s.c.ListIdentitiesWithResponse(s.ctx, s.org, nil)
+	s.status("list identities", ids, err, 200)
+	nd, err := s.c.GetDomainWithResponse(s.ctx, s.org, "dom_unknown")
+	s.status("unknown domain", nd, err, 404)
 }

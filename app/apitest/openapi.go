@@ -58,6 +58,14 @@ func (e *Env) OpenAPI() *OpenAPI {
 	return &OpenAPI{t: e.T, router: router, seen: map[string]int{}}
 }
 
+// CheckOpenAPI makes every later Do and Send of e validate its request and answer against
+// the document, so a test gets the documented shape of each answer checked without spelling
+// it out. Redirects are then answered, not followed.
+func (e *Env) CheckOpenAPI() *OpenAPI {
+	e.checked = e.OpenAPI()
+	return e.checked
+}
+
 // ExpectInvalid says the next request breaks the document on purpose (a 400 test): its
 // validation must then fail, proving the document states the rule the server enforces.
 func (v *OpenAPI) ExpectInvalid() {

@@ -2868,7 +2868,7 @@ type AssistantInput struct {
 	Name *string `json:"name,omitempty"`
 }
 
-// Audio An audio file stored with a chat. In a request only `id` counts: it names a file of this chat (404 otherwise), and the part is answered with the stored file's fields.
+// Audio An audio file stored with a chat, as answered. Requests name it by id (AudioInput).
 type Audio struct {
 	// CreatedAt RFC 3339, UTC, milliseconds
 	//
@@ -2888,6 +2888,13 @@ type Audio struct {
 
 	// Id Examples: file_uW4Vx0bPq7Zr2LmN8sT1
 	Id string `json:"id"`
+}
+
+// AudioInput An audio file of the chat, as sent in a part: only `id` counts (a file of this chat, 404 otherwise); the answer carries the stored file's fields. Other fields are ignored.
+type AudioInput struct {
+	// Id Examples: file_uW4Vx0bPq7Zr2LmN8sT1
+	Id                   string                 `json:"id"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // Broadcast A campaign to the contacts of segments and explicit contacts.
@@ -4087,7 +4094,7 @@ type MessageInput struct {
 	IsBroadcastMessage *bool     `json:"is_broadcast_message,omitempty"`
 
 	// Messages each turn needs a `role`, each part a `type`
-	Messages []Turn `json:"messages"`
+	Messages []TurnInput `json:"messages"`
 
 	// Model default: the chat's model
 	Model *string `json:"model,omitempty"`
@@ -4112,7 +4119,7 @@ type MessagePatch struct {
 	Error *string `json:"error,omitempty"`
 
 	// Messages replaces the turns; checked as on create (each turn a `role`, each part a `type`, audio parts a file of this chat)
-	Messages *[]Turn             `json:"messages,omitempty"`
+	Messages *[]TurnInput        `json:"messages,omitempty"`
 	Status   *MessagePatchStatus `json:"status,omitempty"`
 
 	// Usage Token usage, answered as given (every field present; omitted ones answer 0 and `turns` `[]`). Each counter is a number from 0 to 1e12 (400 naming it otherwise).
@@ -4422,8 +4429,34 @@ type OrgPatch struct {
 
 // Part One piece of a turn.
 type Part struct {
-	// Audio An audio file stored with a chat. In a request only `id` counts: it names a file of this chat (404 otherwise), and the part is answered with the stored file's fields.
+	// Audio An audio file stored with a chat, as answered. Requests name it by id (AudioInput).
 	Audio *Audio `json:"audio,omitempty"`
+
+	// Citation A piece of the assistant's knowledge that the answer used: the knowledge content, its title and the quoted text.
+	Citation *Citation `json:"citation,omitempty"`
+
+	// EndTimestamp absent when not given
+	EndTimestamp *float64 `json:"end_timestamp,omitempty"`
+
+	// StartTimestamp absent when not given
+	StartTimestamp *float64 `json:"start_timestamp,omitempty"`
+
+	// Text absent when empty
+	Text *string `json:"text,omitempty"`
+
+	// ToolCall One tool call of an assistant's run: the arguments the model wrote, the result the tool answered or the error the model was told (invalid arguments, a failing callback), and how long it took.
+	ToolCall *ToolCallPart `json:"tool_call,omitempty"`
+
+	// Type `text`, `audio`, and on an assistant's run message `tool_call` (a tool the run called, in `tool_call`) and `citation` (knowledge the answer used, in `citation`). See docs/assistants.md, Tools.
+	//
+	// Examples: text, tool_call, citation
+	Type string `json:"type"`
+}
+
+// PartInput One piece of a turn, as sent: an `audio` part names its file by id.
+type PartInput struct {
+	// Audio An audio file of the chat, as sent in a part: only `id` counts (a file of this chat, 404 otherwise); the answer carries the stored file's fields. Other fields are ignored.
+	Audio *AudioInput `json:"audio,omitempty"`
 
 	// Citation A piece of the assistant's knowledge that the answer used: the knowledge content, its title and the quoted text.
 	Citation *Citation `json:"citation,omitempty"`
@@ -4773,6 +4806,15 @@ type ToolInput struct {
 type Turn struct {
 	// Parts null only when the turn was given without parts
 	Parts *[]Part `json:"parts"`
+
+	// Role Examples: user, system
+	Role string `json:"role"`
+}
+
+// TurnInput One role's contribution inside a message. Give `parts` in requests: a turn given without parts is stored and answered with `parts: null`. A null turn or part is refused (400 naming its role or type).
+type TurnInput struct {
+	// Parts null only when the turn was given without parts
+	Parts *[]PartInput `json:"parts"`
 
 	// Role Examples: user, system
 	Role string `json:"role"`
@@ -6001,6 +6043,72 @@ type UpdateWebhookJSONRequestBody = WebhookPatch
 
 // UnsubscribeOneClickFormdataRequestBody defines body for UnsubscribeOneClick for application/x-www-form-urlencoded ContentType.
 type UnsubscribeOneClickFormdataRequestBody UnsubscribeOneClickFormdataBody
+
+// Getter for additional properties for AudioInput. Returns the specified
+// element and whether it was found
+func (a AudioInput) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for AudioInput
+func (a *AudioInput) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for AudioInput to handle AdditionalProperties
+func (a *AudioInput) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["id"]; found {
+		err = json.Unmarshal(raw, &a.Id)
+		if err != nil {
+			return fmt.Errorf("error reading 'id': %w", err)
+		}
+		delete(object, "id")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for AudioInput to handle AdditionalProperties
+func (a AudioInput) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["id"], err = json.Marshal(a.Id)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'id': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
 
 // AsKnowledgeContentContent0 returns the union data inside the KnowledgeContent_Content as a KnowledgeContentContent0
 func (t KnowledgeContent_Content) AsKnowledgeContentContent0() (KnowledgeContentContent0, error) {

@@ -61,8 +61,8 @@ const metricsToken = "scrape-token-for-the-scenario"
 
 func ptr[T any](v T) *T { return &v }
 
-func text(role, s string) apiclient.Turn {
-	return apiclient.Turn{Role: role, Parts: &[]apiclient.Part{{Type: "text", Text: ptr(s)}}}
+func text(role, s string) apiclient.TurnInput {
+	return apiclient.TurnInput{Role: role, Parts: &[]apiclient.PartInput{{Type: "text", Text: ptr(s)}}}
 }
 
 // TestScenarioWithGeneratedClient walks the API as a client developer would, with the
@@ -177,10 +177,10 @@ func (s *scenario) chats(contact apiclient.Contact) {
 	s.status("create chat", chat, err, 201)
 	id := chat.JSON201.Id
 	msg, err := s.c.CreateChatMessageWithResponse(s.ctx, s.org, id, nil, apiclient.MessageInput{Role: apiclient.MessageInputRoleUser,
-		Messages: []apiclient.Turn{text("user", "Where is my order?")}})
+		Messages: []apiclient.TurnInput{text("user", "Where is my order?")}})
 	s.status("create message", msg, err, 201)
 	ans, err := s.c.CreateChatMessageWithResponse(s.ctx, s.org, id, nil, apiclient.MessageInput{Role: apiclient.MessageInputRoleAssistant,
-		Messages: []apiclient.Turn{text("assistant", "It ships today.")},
+		Messages: []apiclient.TurnInput{text("assistant", "It ships today.")},
 		Usage:    &apiclient.UsageInput{InputTokens: ptr(12.0), OutputTokens: ptr(5.0), TotalTokens: ptr(17.0)}})
 	s.status("create assistant message", ans, err, 201)
 	if u := ans.JSON201.Usage; u == nil || u.TotalTokens != 17 || len(u.Turns) != 0 {
@@ -188,7 +188,7 @@ func (s *scenario) chats(contact apiclient.Contact) {
 	}
 	react, err := s.c.SetMessageReactionWithResponse(s.ctx, s.org, id, msg.JSON201.Id, apiclient.SetMessageReactionJSONRequestBody{Emoji: "👍"})
 	s.status("react", react, err, 200)
-	patch, err := s.c.UpdateMessageWithResponse(s.ctx, s.org, id, ans.JSON201.Id, apiclient.MessagePatch{Messages: &[]apiclient.Turn{text("assistant", "It shipped.")}})
+	patch, err := s.c.UpdateMessageWithResponse(s.ctx, s.org, id, ans.JSON201.Id, apiclient.MessagePatch{Messages: &[]apiclient.TurnInput{text("assistant", "It shipped.")}})
 	s.status("update message", patch, err, 200)
 	msgs, err := s.c.ListChatMessagesWithResponse(s.ctx, s.org, id, nil)
 	s.status("list messages", msgs, err, 200)
@@ -204,8 +204,40 @@ func (s *scenario) chats(contact apiclient.Contact) {
 	s.status("list files", files, err, 200)
 	tmp, err := s.c.CreateChatWithResponse(s.ctx, s.org, nil, apiclient.CreateChatJSONRequestBody{Temporary: ptr(true)})
 	s.status("create internal chat", tmp, err, 201)
+	s.audio(tmp.JSON201.Id)
 	del, err := s.c.DeleteChatWithResponse(s.ctx, s.org, tmp.JSON201.Id)
 	s.status("delete chat", del, err, 204)
+}
+
+// audio: a media event stores a file (downloaded as audio/*), and a message names it by id.
+func (s *scenario) audio(chat string) {
+	ev := apiclient.ChatEventInput{Type: apiclient.Media}
+	ev.Data = &struct {
+		Audio      []byte                             `json:"audio"`
+		Channels   *float64                           `json:"channels,omitempty"`
+		Format     apiclient.ChatEventInputDataFormat `json:"format"`
+		SampleRate *float64                           `json:"sampleRate,omitempty"`
+	}{Audio: []byte("ID3 not really an mp3"), Format: apiclient.Mp3}
+	media, err := s.c.SendChatEventWithResponse(s.ctx, s.org, chat, nil, ev)
+	s.status("media event", media, err, 200)
+	files, err := s.c.ListChatFilesWithResponse(s.ctx, s.org, chat, nil)
+	s.status("list files", files, err, 200)
+	if len(*files.JSON200) != 1 {
+		s.t.Fatalf("files %+v", *files.JSON200)
+	}
+	file := (*files.JSON200)[0]
+	dl, err := s.c.DownloadChatFileWithResponse(s.ctx, s.org, chat, file.Id)
+	s.status("download file", dl, err, 200)
+	if string(dl.Body) != "ID3 not really an mp3" {
+		s.t.Errorf("downloaded %q", dl.Body)
+	}
+	part := apiclient.PartInput{Type: "audio", Audio: &apiclient.AudioInput{Id: file.Id}}
+	msg, err := s.c.UpdateMessageWithResponse(s.ctx, s.org, chat, media.JSON200.Id, apiclient.MessagePatch{
+		Status: ptr(apiclient.MessagePatchStatusCOMPLETED), Messages: &[]apiclient.TurnInput{{Role: "user", Parts: &[]apiclient.PartInput{part}}}})
+	s.status("message with an audio part", msg, err, 200)
+	if p := (*msg.JSON200.Messages[0].Parts)[0]; p.Audio == nil || p.Audio.FileSize != int64(len("ID3 not really an mp3")) {
+		s.t.Errorf("audio part answered %+v", p)
+	}
 }
 
 func (s *scenario) assistantsKnowledge() {

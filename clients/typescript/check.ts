@@ -36,6 +36,8 @@ type _answers = [
   Expect<IsRequired<S["OrgConfig"], "terms_url">>,
   Expect<IsRequired<S["Tool"], "enabled_by_default">>,
   Expect<IsRequired<S["Recipient"], "click_count">>,
+  Expect<IsRequired<S["BulkChannel"], "email">>,
+  Expect<IsOptional<S["BulkChannelInput"], "email">>,
   Expect<IsRequired<S["Contact"], "blocked_at">>,
   Expect<Equal<S["Contact"]["blocked_at"], string | null>>,
   Expect<Equal<S["UsageRow"]["total_tokens"], number>>,

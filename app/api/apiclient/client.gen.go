@@ -2971,8 +2971,22 @@ type BroadcastInput struct {
 // BroadcastInputIntegrationId defines model for BroadcastInput.IntegrationId.
 type BroadcastInputIntegrationId string
 
-// BulkChannel Contact channel input of a bulk import.
+// BulkChannel A channel of a bulk import as answered (created, updated or invalid): every field is present, empty when not given.
 type BulkChannel struct {
+	// ContactId a contact of this organization that the item updates
+	ContactId string `json:"contact_id"`
+
+	// Email an address (`net/mail`); matched case-insensitively
+	Email string `json:"email"`
+	Name  string `json:"name"`
+
+	// Phone 5 to 20 digits after removing spaces and `+ ( ) -`; matched on the digits
+	Phone  string `json:"phone"`
+	UserId string `json:"user_id"`
+}
+
+// BulkChannelInput A contact channel of a bulk import, as sent: every field is optional.
+type BulkChannelInput struct {
 	// ContactId a contact of this organization that the item updates
 	ContactId *string `json:"contact_id,omitempty"`
 
@@ -2987,7 +3001,7 @@ type BulkChannel struct {
 
 // BulkInput defines model for BulkInput.
 type BulkInput struct {
-	Channels []BulkChannel `json:"channels"`
+	Channels []BulkChannelInput `json:"channels"`
 
 	// SegmentIds segments to add every created and updated contact to; an unknown id is a 400
 	SegmentIds *[]string `json:"segment_ids,omitempty"`

@@ -162,7 +162,7 @@ func (s *scenario) contacts() apiclient.Contact {
 	s.status("add to segment", add, err, 200)
 	rm, err := s.c.RemoveSegmentContactWithResponse(s.ctx, s.org, seg.JSON201.Id, other.JSON201.Id)
 	s.status("remove from segment", rm, err, 204)
-	bulk, err := s.c.BulkImportContactsWithResponse(s.ctx, s.org, nil, apiclient.BulkInput{Channels: []apiclient.BulkChannel{{Email: ptr("ann@example.com"), Name: ptr("Ann")}, {Email: ptr("not an address")}}})
+	bulk, err := s.c.BulkImportContactsWithResponse(s.ctx, s.org, nil, apiclient.BulkInput{Channels: []apiclient.BulkChannelInput{{Email: ptr("ann@example.com"), Name: ptr("Ann")}, {Email: ptr("not an address")}}})
 	s.status("bulk import", bulk, err, 200)
 	merge, err := s.c.PreviewMergeContactsWithResponse(s.ctx, s.org, nil, apiclient.MergeInput{SourceContactId: other.JSON201.Id, TargetContactId: id})
 	s.status("merge preview", merge, err, 200)

@@ -236,10 +236,6 @@ var (
 		"enable_auto_follow_ups": "boolean", "enable_auto_csat": "boolean", "enable_private_chats": "boolean",
 		"welcome_banner": "string", "auto_intro_message": "string", "suggested_messages": "array",
 	}
-	chAssistantShape = map[string]string{
-		"id": "string", "name": "string", "avatar_url": "string", "enabled": "boolean", "deleted": "boolean",
-		"config": "object", "created_at": "time", "updated_at": "time",
-	}
 )
 
 // chWith is a copy of shape with some fields changed.

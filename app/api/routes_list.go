@@ -22,3 +22,8 @@ func Routes() []RouteInfo {
 	}
 	return out
 }
+
+// MetricsRoute is GET /metrics on the API listener: answered in front of the route table
+// (metricsEndpoint) when metrics.token is set, with that token instead of an API key. The
+// document describes it like any route.
+var MetricsRoute = RouteInfo{Method: "GET", Path: "/metrics", Permission: "metrics"}

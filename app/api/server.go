@@ -45,6 +45,8 @@ type Server struct {
 	db      Pinger
 	limiter *ipLimiter
 	handler http.Handler
+	// document is the OpenAPI document as served, naming http.public_url (openapi.go).
+	document []byte
 }
 
 // New builds the handler with every route of routes.go.
@@ -55,7 +57,7 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 	if cfg.StreamHeartbeat <= 0 {
 		cfg.StreamHeartbeat = 15 * time.Second
 	}
-	s := &Server{svc: svc, cfg: cfg, log: log, db: db}
+	s := &Server{svc: svc, cfg: cfg, log: log, db: db, document: servedDocument(svc.PublicURL)}
 	if cfg.RateLimitPerMinute > 0 { // 0 turns rate limiting off (http.rate_limit_per_minute)
 		s.limiter = newIPLimiter(cfg.RateLimitPerMinute, svc.Clock)
 	}

@@ -31,6 +31,8 @@ type Env struct {
 	AdminKey string
 	Org      app.Org
 	Owner    app.Member
+	// checked, when set (CheckOpenAPI), validates every exchange of Do and Send.
+	checked *OpenAPI
 }
 
 // Start is the default moment of a test's manual clock.
@@ -139,7 +141,11 @@ func (e *Env) Do(method, path, key string, body any) *Response {
 // Send runs a prepared request.
 func (e *Env) Send(req *http.Request) *Response {
 	e.T.Helper()
-	res, err := e.Server.Client().Do(req)
+	client := e.Server.Client()
+	if e.checked != nil {
+		client = e.checked.Client()
+	}
+	res, err := client.Do(req)
 	if err != nil {
 		e.T.Fatalf("apitest: %s %s: %v", req.Method, req.URL.Path, err)
 	}

@@ -61,6 +61,12 @@ type Job struct {
 	Attempt    int
 }
 
+// Finished is a recorded attempt and the delivery's state after it.
+type Finished struct {
+	Delivery Delivery
+	Attempt  Attempt
+}
+
 // WebhookSender makes one signed delivery request.
 type WebhookSender interface {
 	Send(ctx context.Context, j Job) Attempt
@@ -75,89 +81,157 @@ type DeliveryTx interface {
 	// AnyDeliveryDue tells, cheaply and on a reader, whether a claim may find work.
 	AnyDeliveryDue(now Time) (bool, error)
 	GetDelivery(orgID, id string) (Delivery, error)
-	// DeliveryState reads a delivery's own columns only (no event, no attempts): what
-	// recording an attempt needs, on the hot path.
-	DeliveryState(orgID, id string) (Delivery, error)
+	// DeliveryStates reads deliveries' own columns only (no event, no attempts), by id:
+	// what recording attempts needs, on the hot path. Missing ids are absent from the map.
+	DeliveryStates(ids []string) (map[string]Delivery, error)
 	ListDeliveries(orgID, webhookID, status string, p Page) ([]Delivery, int, error)
 	CreateDelivery(d Delivery) error
-	// FinishAttempt stores the attempt and the delivery's new state, and clears its lease.
-	FinishAttempt(d Delivery, a Attempt) error
+	// FinishAttempts stores the attempts and the deliveries' new states, and clears their
+	// leases; each delivery must exist.
+	FinishAttempts(done []Finished) error
 	ReleaseDelivery(id string) error
 	SetWebhookHealth(w Webhook) error
+	// ResetWebhookStreak sets an endpoint's failure streak to 0 (and updated_at to now)
+	// unless it already is 0.
+	ResetWebhookStreak(id string, now Time) error
 	// PurgeDeliveries deletes finished deliveries last changed before cutoff, and events
 	// left with no delivery.
 	PurgeDeliveries(cutoff Time) (int, error)
 }
 
-// ClaimDeliveries leases due work for the dispatcher. An idle dispatcher looks on a reader
-// first, so it does not take the single writer on every tick.
-func (s *Service) ClaimDeliveries(ctx context.Context, room ClaimRoom) (jobs []Job, err error) {
-	now := s.now()
-	if due, err := s.anyDue(ctx, room, func(tx Tx) (bool, error) { return tx.AnyDeliveryDue(now) }); !due {
-		return nil, err
+// ClaimDeliveries leases due work for the dispatcher; see FinishAndClaim.
+func (s *Service) ClaimDeliveries(ctx context.Context, room ClaimRoom) ([]Job, error) {
+	return s.FinishAndClaim(ctx, nil, room)
+}
+
+// FinishAndClaim records the attempts that finished since the dispatcher's last claim (see
+// FinishDeliveries) and leases due work, in one write transaction: one commit per round of
+// the dispatcher, instead of one per attempt and one per claim. An idle dispatcher with
+// nothing to record looks on a reader first, so it does not take the single writer on every
+// tick.
+func (s *Service) FinishAndClaim(ctx context.Context, finished []Outcome, room ClaimRoom) (jobs []Job, err error) {
+	if len(finished) == 0 {
+		now := s.now()
+		if due, err := s.anyDue(ctx, room, func(tx Tx) (bool, error) { return tx.AnyDeliveryDue(now) }); !due {
+			return nil, err
+		}
 	}
 	err = s.Store.Write(ctx, func(tx Tx) error {
+		if err := s.recordAttempts(tx, finished); err != nil {
+			return err
+		}
+		now := s.now()
 		jobs, err = tx.ClaimDue(now, At(now.Add(s.Webhooks.Lease())), room)
 		return err
 	})
 	return jobs, err
 }
 
-// FinishDelivery records an attempt (a.CreatedAt is when it was sent) and moves the delivery on: SUCCEEDED; retried after the
-// next delay of the schedule; or FAILED after the last attempt, which lengthens the
-// endpoint's failure streak and may disable it. A success resets the streak.
-func (s *Service) FinishDelivery(ctx context.Context, j Job, a Attempt) error {
-	return s.Store.Write(ctx, func(tx Tx) error {
-		d, err := tx.DeliveryState(j.OrgID, j.DeliveryID)
-		if IsNotFound(err) || (err == nil && d.Status != DeliveryPending) {
-			return nil // endpoint deleted or delivery settled meanwhile
-		}
-		if err != nil {
-			return err
-		}
-		now := s.now()
-		if a.CreatedAt.IsZero() {
-			a.CreatedAt = now
-		}
-		a.Number = d.AttemptsCount + 1
-		d.AttemptsCount, d.UpdatedAt = a.Number, now
-		switch {
-		case a.Succeeded():
-			d.Status = DeliverySucceeded
-		case a.Number >= s.Webhooks.MaxAttempts():
-			d.Status = DeliveryFailed
-		default:
-			// The delay runs from when the attempt was made, not from when it was recorded.
-			d.NextAttemptAt = At(a.CreatedAt.Add(s.Webhooks.RetrySchedule[a.Number-1]))
-		}
-		if err := tx.FinishAttempt(d, a); err != nil {
-			return err
-		}
-		return s.updateHealth(tx, d, a)
-	})
+// Outcome is a claimed job and the attempt made for it (Attempt.CreatedAt: when it was sent).
+type Outcome struct {
+	Job     Job
+	Attempt Attempt
 }
 
-func (s *Service) updateHealth(tx Tx, d Delivery, a Attempt) error {
-	if !a.Succeeded() && d.Status != DeliveryFailed {
+// FinishDelivery records one attempt; see FinishDeliveries.
+func (s *Service) FinishDelivery(ctx context.Context, j Job, a Attempt) error {
+	return s.FinishDeliveries(ctx, []Outcome{{Job: j, Attempt: a}})
+}
+
+// FinishDeliveries records attempts, in order, in one write transaction, and moves each
+// delivery on: SUCCEEDED; retried after the next delay of the schedule; or FAILED after the
+// last attempt, which lengthens the endpoint's failure streak and may disable it. A success
+// resets the streak. A delivery whose endpoint was deleted, or which was settled meanwhile,
+// is skipped.
+func (s *Service) FinishDeliveries(ctx context.Context, outs []Outcome) error {
+	return s.Store.Write(ctx, func(tx Tx) error { return s.recordAttempts(tx, outs) })
+}
+
+func (s *Service) recordAttempts(tx Tx, outs []Outcome) error {
+	if len(outs) == 0 {
 		return nil
 	}
+	ids := make([]string, len(outs))
+	for i, o := range outs {
+		ids[i] = o.Job.DeliveryID
+	}
+	states, err := tx.DeliveryStates(ids)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	var done []Finished
+	for _, o := range outs {
+		d, ok := states[o.Job.DeliveryID]
+		if !ok || d.OrgID != o.Job.OrgID || d.Status != DeliveryPending {
+			continue // endpoint deleted or delivery settled meanwhile
+		}
+		d, a := s.nextState(d, o.Attempt, now)
+		states[d.ID] = d // a second outcome of one delivery sees the first one's result
+		done = append(done, Finished{Delivery: d, Attempt: a})
+	}
+	if err := tx.FinishAttempts(done); err != nil {
+		return err
+	}
+	return s.updateHealth(tx, done, now)
+}
+
+// nextState numbers the attempt and works out the delivery's state after it.
+func (s *Service) nextState(d Delivery, a Attempt, now Time) (Delivery, Attempt) {
+	if a.CreatedAt.IsZero() {
+		a.CreatedAt = now
+	}
+	a.Number = d.AttemptsCount + 1
+	d.AttemptsCount, d.UpdatedAt = a.Number, now
+	switch {
+	case a.Succeeded():
+		d.Status = DeliverySucceeded
+	case a.Number >= s.Webhooks.MaxAttempts():
+		d.Status = DeliveryFailed
+	default:
+		// The delay runs from when the attempt was made, not from when it was recorded.
+		d.NextAttemptAt = At(a.CreatedAt.Add(s.Webhooks.RetrySchedule[a.Number-1]))
+	}
+	return d, a
+}
+
+// updateHealth applies the finished attempts to their endpoints' failure streaks, in order.
+// A success resets the streak with one conditional write (no read: nearly always there is
+// nothing to reset); a last failure reads the endpoint, lengthens its streak and may disable it.
+func (s *Service) updateHealth(tx Tx, done []Finished, now Time) error {
+	reset := map[string]bool{} // endpoints whose streak this batch has already reset
+	for _, f := range done {
+		d, a := f.Delivery, f.Attempt
+		switch {
+		case a.Succeeded():
+			if reset[d.WebhookID] {
+				continue
+			}
+			if err := tx.ResetWebhookStreak(d.WebhookID, now); err != nil {
+				return err
+			}
+			reset[d.WebhookID] = true
+		case d.Status == DeliveryFailed:
+			if err := s.lengthenStreak(tx, d, a, now); err != nil {
+				return err
+			}
+			reset[d.WebhookID] = false
+		}
+	}
+	return nil
+}
+
+func (s *Service) lengthenStreak(tx Tx, d Delivery, a Attempt, now Time) error {
 	w, err := tx.GetWebhook(d.OrgID, d.WebhookID)
 	if err != nil {
 		return err
 	}
-	if a.Succeeded() {
-		if w.ConsecutiveFailures == 0 {
-			return nil
-		}
-		w.ConsecutiveFailures = 0
-	} else {
-		w.ConsecutiveFailures++
-		if w.Enabled && s.Webhooks.DisableAfter > 0 && w.ConsecutiveFailures >= s.Webhooks.DisableAfter {
-			reason := itoa(w.ConsecutiveFailures) + " deliveries in a row failed; last error: " + attemptError(a)
-			w.Enabled, w.DisabledReason = false, &reason
-		}
+	w.ConsecutiveFailures++
+	if w.Enabled && s.Webhooks.DisableAfter > 0 && w.ConsecutiveFailures >= s.Webhooks.DisableAfter {
+		reason := itoa(w.ConsecutiveFailures) + " deliveries in a row failed; last error: " + attemptError(a)
+		w.Enabled, w.DisabledReason = false, &reason
 	}
-	w.UpdatedAt = s.now()
+	w.UpdatedAt = now
 	return tx.SetWebhookHealth(w)
 }
 

@@ -102,13 +102,25 @@ func scanDelivery(r rowScanner) (app.Delivery, error) {
 	return d, err
 }
 
-// DeliveryState reads a delivery's own columns.
-func (t *Tx) DeliveryState(orgID, id string) (app.Delivery, error) {
-	var d app.Delivery
-	err := t.row(`SELECT id, org_id, webhook_id, event_id, event_type, status, attempts_count, next_attempt_at,
-		created_at, updated_at FROM webhook_deliveries WHERE id = ? AND org_id = ?`, id, orgID).Scan(&d.ID, &d.OrgID,
-		&d.WebhookID, &d.EventID, &d.EventType, &d.Status, &d.AttemptsCount, &d.NextAttemptAt, &d.CreatedAt, &d.UpdatedAt)
-	return d, one(err, "delivery")
+// DeliveryStates reads deliveries' own columns, by id.
+func (t *Tx) DeliveryStates(ids []string) (map[string]app.Delivery, error) {
+	rows, err := t.query(`SELECT id, org_id, webhook_id, event_id, event_type, status, attempts_count, next_attempt_at,
+		created_at, updated_at FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))`, jsonText(ids))
+	if err != nil {
+		return nil, err
+	}
+	list, err := collect(rows, func(r rowScanner) (d app.Delivery, err error) {
+		return d, r.Scan(&d.ID, &d.OrgID, &d.WebhookID, &d.EventID, &d.EventType, &d.Status, &d.AttemptsCount,
+			&d.NextAttemptAt, &d.CreatedAt, &d.UpdatedAt)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]app.Delivery, len(list))
+	for _, d := range list {
+		out[d.ID] = d
+	}
+	return out, nil
 }
 
 // GetDelivery reads a delivery with its event and attempts; an empty orgID matches any.
@@ -177,15 +189,38 @@ func (t *Tx) attachAttempts(ds []app.Delivery) error {
 	return mapErr(rows.Err())
 }
 
-// FinishAttempt stores an attempt and the delivery's new state, and clears the lease.
-func (t *Tx) FinishAttempt(d app.Delivery, a app.Attempt) error {
-	if _, err := t.exec(`INSERT INTO webhook_attempts (delivery_id, number, status, response_code, response_body,
-		duration_ms, error, created_at) VALUES (?,?,?,?,?,?,?,?)`, d.ID, a.Number, a.Status, a.ResponseCode,
-		a.ResponseBody, a.DurationMs, a.Error, a.CreatedAt); err != nil {
+// FinishAttempts stores attempts and the deliveries' new states, and clears their leases:
+// one statement for the attempts and one for the deliveries, whatever their number (a
+// delivery named twice takes its last state). A delivery that does not exist is not_found.
+func (t *Tx) FinishAttempts(done []app.Finished) error {
+	if len(done) == 0 {
+		return nil
+	}
+	if err := t.insertJSON(`INSERT INTO webhook_attempts (delivery_id, number, status, response_code, response_body,
+		duration_ms, error, created_at)`, 8, len(done), func(i int) []any {
+		d, a := done[i].Delivery, done[i].Attempt
+		return []any{d.ID, a.Number, a.Status, a.ResponseCode, a.ResponseBody, a.DurationMs, a.Error, a.CreatedAt}
+	}); err != nil {
 		return err
 	}
-	return t.execOne("delivery", `UPDATE webhook_deliveries SET status=?, attempts_count=?, next_attempt_at=?,
-		lease_until=NULL, updated_at=? WHERE id=?`, d.Status, d.AttemptsCount, d.NextAttemptAt, d.UpdatedAt, d.ID)
+	last := map[string]app.Delivery{}
+	var states [][]any
+	for _, f := range done {
+		last[f.Delivery.ID] = f.Delivery
+	}
+	for id, d := range last {
+		states = append(states, []any{id, d.Status, d.AttemptsCount, d.NextAttemptAt, d.UpdatedAt})
+	}
+	res, err := t.exec(`UPDATE webhook_deliveries AS d SET status = x.value ->> 1, attempts_count = x.value ->> 2,
+		next_attempt_at = x.value ->> 3, lease_until = NULL, updated_at = x.value ->> 4
+		FROM jsonb_each(?) AS x WHERE d.id = x.value ->> 0`, jsonText(states))
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || int(n) != len(states) {
+		return app.NotFound("delivery")
+	}
+	return nil
 }
 
 // ReleaseDelivery clears a lease without an attempt.

@@ -76,6 +76,13 @@ func (t *Tx) SetWebhookHealth(w app.Webhook) error {
 		updated_at=? WHERE id=?`, w.Enabled, w.DisabledReason, w.ConsecutiveFailures, w.UpdatedAt, w.ID)
 }
 
+// ResetWebhookStreak ends an endpoint's failure streak; it writes nothing when there is none.
+func (t *Tx) ResetWebhookStreak(id string, now app.Time) error {
+	_, err := t.exec(`UPDATE webhook_endpoints SET consecutive_failures = 0, updated_at = ?
+		WHERE id = ? AND consecutive_failures <> 0`, now, id)
+	return err
+}
+
 // DeleteWebhook removes an endpoint; its deliveries go with it.
 func (t *Tx) DeleteWebhook(orgID, id string) error {
 	return t.execOne("webhook", `DELETE FROM webhook_endpoints WHERE org_id = ? AND id = ?`, orgID, id)

@@ -2,8 +2,8 @@ package webhook
 
 import (
 	"context"
-	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"wsapi/app"
@@ -15,6 +15,12 @@ import (
 // at most PerOrg in flight per organization and PerEndpoint per endpoint, so one
 // organization's (or one endpoint's) hanging requests cannot hold every worker while others'
 // deliveries wait.
+//
+// A worker whose request has finished hands the attempt over and is free: the next claim
+// records every attempt handed over since the last one in its own transaction (one commit
+// per round instead of one per attempt and one per claim). Until then the delivery keeps its
+// lease, so nothing claims it again; a crash before the record only means the delivery is
+// sent again once its lease runs out (at least once).
 type Dispatcher struct {
 	Service     *app.Service
 	Sender      app.WebhookSender
@@ -22,7 +28,9 @@ type Dispatcher struct {
 	PerOrg      int
 	Log         *slog.Logger
 
-	loop claim.Loop
+	loop     claim.Loop
+	mu       sync.Mutex
+	finished []app.Outcome // attempts made and not recorded yet
 }
 
 // NewDispatcher prepares a dispatcher; PerEndpoint is half the workers, PerOrg is perOrg
@@ -37,15 +45,34 @@ func NewDispatcher(svc *app.Service, sender app.WebhookSender, workers, perOrg i
 func (d *Dispatcher) Nudge() { d.loop.Nudge() }
 
 // Run claims and dispatches until ctx ends, then waits for the running deliveries: those cut
-// short by the shutdown are released without using an attempt.
-func (d *Dispatcher) Run(ctx context.Context) { d.loop.Run(ctx, d.claim) }
+// short by the shutdown are released without using an attempt, the attempts made are
+// recorded.
+func (d *Dispatcher) Run(ctx context.Context) {
+	d.loop.Run(ctx, d.claim)
+	d.recordEach(d.takeFinished())
+}
 
 func (d *Dispatcher) claim(ctx context.Context, r claim.Round) []claim.Piece {
-	jobs, err := d.Service.ClaimDeliveries(ctx, app.ClaimRoom{Limit: r.Free, PerOrg: d.PerOrg,
-		PerQueue: d.PerEndpoint, Org: r.Org, Queue: r.Queue, LookFirst: r.Idle})
+	outs := d.takeFinished()
+	room := app.ClaimRoom{Limit: r.Free, PerOrg: d.PerOrg, PerQueue: d.PerEndpoint, Org: r.Org, Queue: r.Queue,
+		LookFirst: r.Idle}
+	var jobs []app.Job
+	err := app.Safely(func() (err error) {
+		jobs, err = d.Service.FinishAndClaim(ctx, outs, room)
+		return err
+	})
+	if err != nil && len(outs) > 0 {
+		// The transaction rolled back with the attempts in it: record them on their own, so
+		// one bad record (or a shutdown) costs nothing but itself, then claim alone.
+		d.recordEach(outs)
+		err = app.Safely(func() (err error) {
+			jobs, err = d.Service.ClaimDeliveries(ctx, room)
+			return err
+		})
+	}
 	if err != nil {
 		if ctx.Err() == nil {
-			d.Log.Error("webhooks: claim", "err", err)
+			app.LogFailure(d.Log, "webhooks: claim", err)
 		}
 		return nil
 	}
@@ -67,8 +94,27 @@ func (d *Dispatcher) run(ctx context.Context, j app.Job) {
 		}
 		return
 	}
-	if err := d.Service.FinishDelivery(ctx, j, a); err != nil && !errors.Is(err, context.Canceled) {
-		d.Log.Error("webhooks: record attempt", "delivery", j.DeliveryID, "err", err)
+	d.mu.Lock()
+	d.finished = append(d.finished, app.Outcome{Job: j, Attempt: a})
+	d.mu.Unlock()
+}
+
+func (d *Dispatcher) takeFinished() []app.Outcome {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	outs := d.finished
+	d.finished = nil
+	return outs
+}
+
+// recordEach records attempts one transaction each. Not with the workers' context: it may
+// have ended (shutdown), and attempts that were made are recorded all the same.
+func (d *Dispatcher) recordEach(outs []app.Outcome) {
+	for _, o := range outs {
+		err := app.Safely(func() error { return d.Service.FinishDeliveries(context.Background(), []app.Outcome{o}) })
+		if err != nil {
+			app.LogFailure(d.Log, "webhooks: record attempt", err, "delivery", o.Job.DeliveryID)
+		}
 	}
 }
 

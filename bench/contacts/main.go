@@ -171,8 +171,9 @@ func run(o options) error {
 		}
 	}
 	fmt.Printf("peak RSS (VmHWM): %s\n", vmHWM())
-	fmt.Printf("targets (2 cores): dry < 1s %s, real < 5s %s, RSS < 200 MB %s\n",
-		verdict(dryTime < time.Second), verdict(realTime < 5*time.Second), verdict(hwmBytes() < 200<<20))
+	// Issue 17's targets; the first ones were dry < 1 s, real < 5 s, RSS < 200 MB.
+	fmt.Printf("targets (2 cores, issue 17): dry < 0.5s %s, real < 2.5s %s, RSS < 150 MB %s\n",
+		verdict(dryTime < time.Second/2), verdict(realTime < 2500*time.Millisecond), verdict(hwmBytes() < 150<<20))
 	if len(problems) > 0 {
 		return fmt.Errorf("%s", strings.Join(problems, "; "))
 	}

@@ -130,6 +130,7 @@ func run(n, receivers, workers, batch int, tick, wait time.Duration, cpuprofile 
 		return err
 	}
 	defer stopProfile()
+	cpu0 := measure.CPUTime()
 	rt.Start()
 
 	emitted := make(map[string]time.Time, n)
@@ -211,6 +212,9 @@ wait:
 		float64(n)/emitDone.Sub(firstEmit).Seconds())
 	fmt.Printf("first emit to last receipt %s: %.0f deliveries/s\n", span.Round(time.Millisecond), float64(n)/span.Seconds())
 	fmt.Printf("latency emit (commit) -> receipt: p50 %s, p99 %s, max %s\n", pct(0.50), pct(0.99), lat[len(lat)-1].Round(time.Millisecond))
+	cpu := measure.CPUTime() - cpu0
+	fmt.Printf("CPU (whole process: emitting, workers, receivers) %s, %.0f µs per delivery\n", cpu.Round(time.Millisecond),
+		float64(cpu.Microseconds())/float64(n))
 	fmt.Printf("duplicates %d; all %d recorded SUCCEEDED %s after the last receipt\n", dups, n, time.Since(last).Round(time.Millisecond))
 	return nil
 }

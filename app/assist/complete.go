@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -115,6 +116,15 @@ type reply struct {
 	text      strings.Builder
 	runes     int // characters so far: offsets are counted in runes, not bytes
 	lastFlush time.Time
+	// mu guards text, lastFlush, trailing and closed against the trailing flush's goroutine;
+	// flushing keeps flushes in order, so a slow one never writes after a newer one.
+	mu       sync.Mutex
+	flushing sync.Mutex
+	// trailing writes the text that arrived too soon after a flush, once the interval has
+	// passed: a provider that stalls after a piece must not leave that piece unwritten (a
+	// crash would lose it, a reader of the message would not see it).
+	trailing *time.Timer
+	closed   bool
 	// stepStart is where the current model call's text starts; separate asks for a blank
 	// line before its first piece (the agent loop's later calls).
 	stepStart int
@@ -146,21 +156,61 @@ func (p *reply) onText(piece string) {
 		piece, p.separate = "\n\n"+piece, false
 	}
 	offset := p.runes
+	p.mu.Lock()
 	p.text.WriteString(piece)
 	p.runes += utf8.RuneCountInString(piece)
+	wait := p.runner.cfg.FlushInterval - time.Since(p.lastFlush)
+	if wait > 0 && p.trailing == nil && !p.closed {
+		p.trailing = time.AfterFunc(wait, p.flushTrailing)
+	}
+	p.mu.Unlock()
 	if live := p.runner.Live; live != nil {
 		live.Delta(p.job.OrgID, p.job.ChatID, p.job.MessageID, offset, piece)
 	}
-	if time.Since(p.lastFlush) >= p.runner.cfg.FlushInterval {
+	if wait <= 0 {
 		p.flush()
+	}
+}
+
+func (p *reply) flushTrailing() {
+	p.mu.Lock()
+	p.trailing = nil
+	p.mu.Unlock()
+	p.flush()
+}
+
+// close ends the flushes: the run's own end writes the whole text. It waits for a flush
+// under way, so none lands after the run's final write.
+func (p *reply) close() {
+	p.flushing.Lock()
+	defer p.flushing.Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	if p.trailing != nil {
+		p.trailing.Stop()
+		p.trailing = nil
 	}
 }
 
 // flush writes the text so far; a stop recorded for the run (a cancel, a member taking the
 // chat) ends the run here even if the abort signal was missed.
 func (p *reply) flush() {
+	p.flushing.Lock()
+	defer p.flushing.Unlock()
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	if p.trailing != nil {
+		p.trailing.Stop()
+		p.trailing = nil
+	}
 	p.lastFlush = time.Now()
-	stop, err := p.runner.Service.FlushRun(p.ctx, p.job, p.String())
+	text := p.text.String()
+	p.mu.Unlock()
+	stop, err := p.runner.Service.FlushRun(p.ctx, p.job, text)
 	if err != nil && p.ctx.Err() == nil {
 		p.runner.Log.Error("assistants: flush", "message", p.job.MessageID, "err", err)
 	}

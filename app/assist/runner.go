@@ -149,6 +149,7 @@ func (r *Runner) execute(ctx context.Context, job app.RunJob, a *activeRun) app.
 	rep := &reply{runner: r, ctx: ctx, job: job, cancel: a.cancel, lastFlush: time.Now()}
 	tr := r.newToolRun(job, in)
 	model, turns, err := r.agentLoop(ctx, job.Model, req, rep, tr)
+	rep.close()
 	out := app.RunOutcome{Status: "COMPLETED", Text: rep.String(), Model: model, Turns: turns,
 		ToolCalls: tr.calls, Citations: tr.cites, Effects: tr.effects}
 	return r.ended(ctx, a, out, err)

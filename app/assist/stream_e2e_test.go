@@ -287,3 +287,26 @@ func TestStreamToolCallOverSSE(t *testing.T) {
 	}
 	s.Quiet(50 * time.Millisecond)
 }
+
+// (f) Text that arrives within the flush interval of the last write is written once the
+// interval has passed, even when the provider then stalls: a reader of the message, or the
+// next process after a crash, sees it, not only the stream's watchers.
+func TestStalledProviderTextIsWrittenAfterTheInterval(t *testing.T) {
+	oa := apitest.NewOpenAIServer(t)
+	step := make(chan struct{})
+	oa.Reply(apitest.LLMReply{Text: []string{"Half ", "an answer", " at last"}, Step: step})
+	e := newEnv(t, provider("oa", "openai", oa, 30*time.Second), func(c *cli.Config) { c.Assistants.FlushInterval = 200 * time.Millisecond })
+	w := newWorld(t, e, e.AdminKey, "c", modelConfig("oa:gpt-4o-mini"))
+	w.say(t, "user", "hi")
+	w.debounce()
+	step <- struct{}{}
+	step <- struct{}{}
+	w.e.Eventually(5*time.Second, "the stalled run's text written", func() bool {
+		rs := w.replies(t)
+		return len(rs) == 1 && rs[0].Status == "RUNNING" && text(rs[0]) == "Half an answer"
+	})
+	close(step)
+	if m := w.reply(t, 1); m.Status != "COMPLETED" || text(m) != "Half an answer at last" {
+		t.Fatalf("reply %s %q", m.Status, text(m))
+	}
+}

@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"unicode/utf8"
 
 	"wsapi/app"
@@ -19,6 +20,23 @@ type Item struct {
 	MessageID string
 	Offset    int
 	Text      string
+	// Shared is the item's encoded form, one for every subscriber the hub sent it to (nil
+	// for items made elsewhere).
+	Shared *Encoded
+}
+
+// Encoded holds an item's wire form, built once by the first subscriber that writes it and
+// reused by the others: a delta sent to a hundred watchers is encoded once, not a hundred
+// times.
+type Encoded struct {
+	once sync.Once
+	b    []byte
+}
+
+// Bytes answers the encoded form, building it with build the first time.
+func (e *Encoded) Bytes(build func() []byte) []byte {
+	e.once.Do(func() { e.b = build() })
+	return e.b
 }
 
 // IsDelta tells a live delta from a persisted event.

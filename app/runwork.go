@@ -16,6 +16,7 @@ type RunJob struct {
 
 // RunInput is what a run's prompt is made of.
 type RunInput struct {
+	// Chat is the chat's row (GetChatRow): no members, no last message.
 	Chat      Chat
 	Assistant Assistant
 	// Contact and Channel are zero in a chat without a contact (the playground).
@@ -181,7 +182,7 @@ func ignoreNotFound(err error) error {
 func (s *Service) LoadRun(ctx context.Context, job RunJob) (in RunInput, err error) {
 	in.Now, in.FollowUp = s.Clock.Now(), job.FollowUp
 	err = s.Store.Read(ctx, func(tx Tx) error {
-		if in.Chat, err = tx.GetChat(job.OrgID, job.ChatID); err != nil {
+		if in.Chat, err = tx.GetChatRow(job.OrgID, job.ChatID); err != nil {
 			return err
 		}
 		if in.Assistant, err = tx.GetAssistant(job.OrgID, job.AssistantID); err != nil {

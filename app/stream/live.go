@@ -52,6 +52,18 @@ func (h *Hub) Delta(orgID, chatID, messageID string, offset int, text string) {
 	}
 }
 
+// Begin registers a run's message before its first delta: the outbox read and the seq
+// lookup of start then happen while the provider is asked, not between its first token and
+// the watchers.
+func (h *Hub) Begin(orgID, chatID, messageID string) {
+	h.mu.Lock()
+	lm := h.live[messageID]
+	h.mu.Unlock()
+	if lm == nil {
+		h.start(orgID, chatID, messageID)
+	}
+}
+
 // start registers a message in flight.
 func (h *Hub) start(orgID, chatID, messageID string) *liveMessage {
 	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)

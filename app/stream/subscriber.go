@@ -109,7 +109,9 @@ func (h *Hub) Subscribe(ctx context.Context, f Filter) (*Subscriber, Snapshot, e
 	snap := Snapshot{LastSeq: h.last}
 	if f.ChatID != "" {
 		for id, lm := range h.live {
-			if lm.org == f.OrgID && lm.chat == f.ChatID {
+			// A run that has streamed nothing yet is not in flight for a watcher: its first
+			// delta reaches it whole.
+			if lm.org == f.OrgID && lm.chat == f.ChatID && lm.runes > 0 {
 				snap.Live = append(snap.Live, Live{MessageID: id, Seq: lm.seq, Text: lm.text.String()})
 			}
 		}

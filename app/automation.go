@@ -114,20 +114,18 @@ func (s *Service) countAssistantMessage(tx Tx, c Chat, m Message, now Time) erro
 	return tx.UpdateChat(fresh)
 }
 
-// afterReply runs when a run's reply is COMPLETED: an open question to the contact, in a
+// afterReply runs when a run's reply m is COMPLETED: an open question to the contact, in a
 // chat whose assistant has enable_auto_follow_ups and still has follow-ups left in this
-// silence, sets follow_up_at.
-func (s *Service) afterReply(tx Tx, job RunJob, now Time) error {
-	m, err := tx.GetMessage(job.OrgID, job.ChatID, job.MessageID)
-	if err != nil || m.Status != "COMPLETED" {
-		return ignoreNotFound(err)
+// silence, sets follow_up_at. m is nil when the chat was deleted under the run.
+func (s *Service) afterReply(tx Tx, job RunJob, m *Message, now Time) error {
+	if m == nil || m.Status != "COMPLETED" || !IsOpenQuestion(replyText(*m)) {
+		return nil
 	}
-	c, err := tx.GetChat(job.OrgID, job.ChatID)
+	c, err := tx.GetChatRow(job.OrgID, job.ChatID)
 	if err != nil {
 		return err
 	}
-	if !assistantAnswers(c) || !c.State.AssistantConfig.Conversation.EnableAutoFollowUps ||
-		c.State.State != "OPEN" || !IsOpenQuestion(replyText(m)) {
+	if !assistantAnswers(c) || !c.State.AssistantConfig.Conversation.EnableAutoFollowUps || c.State.State != "OPEN" {
 		return nil
 	}
 	auto, err := tx.ChatAutomation(c.ID)

@@ -166,6 +166,9 @@ type ChatTx interface {
 	CreateChat(c Chat, creator ChatMember) error
 	// GetChat reads a chat with members, assistant, assignee and last message.
 	GetChat(orgID, id string) (Chat, error)
+	// GetChatRow reads a chat without its members and last message (Members empty,
+	// LastMessage nil), for writers that only decide on and update its own columns.
+	GetChatRow(orgID, id string) (Chat, error)
 	UpdateChat(c Chat) error
 	AutomationTx
 	DeleteChat(orgID, id string) error

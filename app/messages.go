@@ -99,6 +99,9 @@ type MessageTx interface {
 	CreateMessage(orgID string, m Message) error
 	GetMessage(orgID, chatID, id string) (Message, error)
 	UpdateMessage(orgID string, m Message) error
+	// FollowLastMessage sets the chat's status and updated_at to a message's when it is the
+	// chat's last message (the chat's status follows its newest message).
+	FollowLastMessage(orgID, chatID, messageID, status string, at Time) error
 	// ListMessages answers up to limit messages oldest first, after the cursor if any.
 	ListMessages(orgID, chatID string, after *MessageCursor, offset, limit int) ([]Message, int, error)
 	// InFlightMessage is the chat's newest RUNNING message, or not_found.
@@ -176,7 +179,7 @@ func (s *Service) AddMessage(ctx context.Context, c Caller, chatID string, in Me
 // addMessage appends a message and, when it asks the assistant to answer, schedules a run;
 // it answers the messages of the runs it superseded, to abort after commit.
 func (s *Service) addMessage(tx Tx, orgID, memberID, chatID string, in MessageInput) (Message, []string, error) {
-	chat, err := tx.GetChat(orgID, chatID)
+	chat, err := tx.GetChatRow(orgID, chatID) // its own columns are all a new message changes
 	if err != nil {
 		return Message{}, nil, err
 	}
@@ -325,10 +328,5 @@ func (s *Service) UpdateMessage(ctx context.Context, orgID, chatID, id string, i
 }
 
 func (s *Service) followLastMessage(tx Tx, orgID, chatID string, m Message) error {
-	chat, err := tx.GetChat(orgID, chatID)
-	if err != nil || chat.LastMessage == nil || chat.LastMessage.ID != m.ID {
-		return err
-	}
-	chat.Status, chat.UpdatedAt = m.Status, m.UpdatedAt
-	return tx.UpdateChat(chat)
+	return tx.FollowLastMessage(orgID, chatID, m.ID, m.Status, m.UpdatedAt)
 }

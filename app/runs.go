@@ -85,6 +85,9 @@ type RunTx interface {
 	// UpdateRunMessage writes a message like UpdateMessage, model included, only while it
 	// is RUNNING; it tells whether it did.
 	UpdateRunMessage(orgID string, m Message) (bool, error)
+	// UpdateRunText writes a RUNNING message's turns and text only (a flush of a run's
+	// text); it tells whether the message was still RUNNING.
+	UpdateRunText(orgID, messageID string, turns []Turn, text string, at Time) (bool, error)
 	UsageTx
 }
 
@@ -196,21 +199,19 @@ func setReply(m *Message, text string) {
 }
 
 // writeRunMessage writes a run's message while it is RUNNING, keeps the chat's status in
-// step and, when the message reaches a final state, records the stream event.
+// step and, when the message reaches a final state, records the stream event. m must be the
+// message as read (author and reactions included): the event carries it as written, not
+// read back.
 func (s *Service) writeRunMessage(tx Tx, orgID string, m Message, now Time) error {
 	m.UpdatedAt = now
 	ok, err := tx.UpdateRunMessage(orgID, m)
 	if err != nil || !ok || m.Status == "RUNNING" {
 		return err
 	}
-	if err := s.followLastMessage(tx, orgID, m.ChatID, m); err != nil {
+	if err := tx.FollowLastMessage(orgID, m.ChatID, m.ID, m.Status, m.UpdatedAt); err != nil {
 		return err
 	}
-	final, err := tx.GetMessage(orgID, m.ChatID, m.ID)
-	if err != nil {
-		return err
-	}
-	return s.EmitStream(tx, orgID, m.ChatID, StreamMessageUpdated, final)
+	return s.EmitStream(tx, orgID, m.ChatID, StreamMessageUpdated, m)
 }
 
 // CancelRun stops the chat's run in flight, keeping its partial reply, and answers its

@@ -16,6 +16,7 @@ type RunJob struct {
 
 // RunInput is what a run's prompt is made of.
 type RunInput struct {
+	// Chat is the chat's row (GetChatRow): no members, no last message.
 	Chat      Chat
 	Assistant Assistant
 	// Contact and Channel are zero in a chat without a contact (the playground).
@@ -125,22 +126,23 @@ func (s *Service) interruptOrphans(tx Tx, owner string, now Time) error {
 	return nil
 }
 
+// startRun puts a due run under way: its RUNNING message is created, counted on the chat and
+// streamed in the claim's transaction. It reads the chat's row only (the assistant's config
+// comes with it) and streams the message as written, not read back: the claim is one of the
+// three write transactions of every run, all on the one writer.
 func (s *Service) startRun(tx Tx, r Run, owner string, now Time) (RunJob, bool, error) {
-	c, err := tx.GetChat(r.OrgID, r.ChatID)
+	c, err := tx.GetChatRow(r.OrgID, r.ChatID)
 	if err != nil || !mayRun(c) {
 		return RunJob{}, false, firstErr(tx.DeleteRun(r.ID), ignoreNotFound(err))
-	}
-	a, err := tx.GetAssistant(r.OrgID, *c.State.AssistantID)
-	if err != nil {
-		return RunJob{}, false, err
 	}
 	org, err := tx.GetOrg(r.OrgID)
 	if err != nil {
 		return RunJob{}, false, err
 	}
+	a := Assistant{ID: *c.State.AssistantID, Config: *c.State.AssistantConfig}
 	job := RunJob{Run: r, AssistantID: a.ID, Model: s.ResolveModel(c, a)}
 	m := Message{ID: NewID("msg"), ChatID: c.ID, Role: "assistant", Model: job.Model, Status: "RUNNING", CreatedAt: now,
-		UpdatedAt: now, Messages: replyTurns(""), Tools: []Tool{}}
+		UpdatedAt: now, Messages: replyTurns(""), Tools: []Tool{}, Reactions: []Reaction{}}
 	if err := tx.CreateMessage(r.OrgID, m); err != nil {
 		return RunJob{}, false, err
 	}
@@ -148,11 +150,7 @@ func (s *Service) startRun(tx Tx, r Run, owner string, now Time) (RunJob, bool, 
 	if err := tx.UpdateChat(c); err != nil {
 		return RunJob{}, false, err
 	}
-	created, err := tx.GetMessage(r.OrgID, c.ID, m.ID)
-	if err != nil {
-		return RunJob{}, false, err
-	}
-	if err := s.EmitStream(tx, r.OrgID, c.ID, StreamMessageCreated, created); err != nil {
+	if err := s.EmitStream(tx, r.OrgID, c.ID, StreamMessageCreated, m); err != nil {
 		return RunJob{}, false, err
 	}
 	if org.Balance <= 0 {
@@ -184,7 +182,7 @@ func ignoreNotFound(err error) error {
 func (s *Service) LoadRun(ctx context.Context, job RunJob) (in RunInput, err error) {
 	in.Now, in.FollowUp = s.Clock.Now(), job.FollowUp
 	err = s.Store.Read(ctx, func(tx Tx) error {
-		if in.Chat, err = tx.GetChat(job.OrgID, job.ChatID); err != nil {
+		if in.Chat, err = tx.GetChatRow(job.OrgID, job.ChatID); err != nil {
 			return err
 		}
 		if in.Assistant, err = tx.GetAssistant(job.OrgID, job.AssistantID); err != nil {
@@ -242,23 +240,17 @@ func (s *Service) FlushRun(ctx context.Context, job RunJob, text string) (stop b
 	now := s.now()
 	err = s.Store.Write(ctx, func(tx Tx) error {
 		r, err := tx.GetRun(job.ID)
-		if IsNotFound(err) {
+		if IsNotFound(err) || (err == nil && r.Stop != "") {
 			stop = true
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		m, err := tx.GetMessage(job.OrgID, job.ChatID, job.MessageID)
-		if err != nil {
-			return err
-		}
-		if r.Stop != "" || m.Status != "RUNNING" {
-			stop = true
-			return nil
-		}
-		setReply(&m, text)
-		if err := s.writeRunMessage(tx, job.OrgID, m, now); err != nil {
+		turns := replyTurns(text)
+		written, err := tx.UpdateRunText(job.OrgID, job.MessageID, turns, messageText(turns), now)
+		if err != nil || !written {
+			stop = err == nil
 			return err
 		}
 		return tx.RenewRun(job.ID, At(now.Add(s.RunPolicy.Lease)))
@@ -308,29 +300,32 @@ func (s *Service) finish(tx Tx, job RunJob, out RunOutcome, now Time) error {
 	if err != nil {
 		return err
 	}
-	if err := s.finalMessage(tx, job, out, usage, now); err != nil {
+	final, err := s.finalMessage(tx, job, out, usage, now)
+	if err != nil {
 		return err
 	}
-	if err := s.afterReply(tx, job, now); err != nil {
+	if err := s.afterReply(tx, job, final, now); err != nil {
 		return err
 	}
 	return ignoreNotFound(tx.DeleteRun(job.ID))
 }
 
-func (s *Service) finalMessage(tx Tx, job RunJob, out RunOutcome, usage *Usage, now Time) error {
+// finalMessage writes the run's message in its final state and answers it (nil when the
+// chat was deleted under the run).
+func (s *Service) finalMessage(tx Tx, job RunJob, out RunOutcome, usage *Usage, now Time) (*Message, error) {
 	m, err := tx.GetMessage(job.OrgID, job.ChatID, job.MessageID)
 	if IsNotFound(err) {
-		return nil // the chat was deleted under the run
+		return nil, nil // the chat was deleted under the run
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if m.Status != "RUNNING" { // a stop discarded the reply: only the usage is added
 		if usage == nil {
-			return nil
+			return &m, nil
 		}
 		m.Usage, m.UpdatedAt = usage, now
-		return tx.UpdateMessage(job.OrgID, m)
+		return &m, tx.UpdateMessage(job.OrgID, m)
 	}
 	m.Status, m.Usage = out.Status, usage
 	if out.Model != "" {
@@ -354,7 +349,7 @@ func (s *Service) finishStored(tx Tx, r Run, out RunOutcome, now Time) error {
 		return err
 	}
 	job := RunJob{Run: r, Model: m.Model}
-	if c, err := tx.GetChat(r.OrgID, r.ChatID); err == nil && c.State != nil && c.State.AssistantID != nil {
+	if c, err := tx.GetChatRow(r.OrgID, r.ChatID); err == nil && c.State != nil && c.State.AssistantID != nil {
 		job.AssistantID = *c.State.AssistantID
 	}
 	if m.Status == "RUNNING" {

@@ -13,6 +13,9 @@ const (
 // Live receives what is not persisted: the text of runs in flight, as it streams. The run
 // loop calls it; the stream hub (app/stream) implements it.
 type Live interface {
+	// Begin says a run of message messageID is under way (its message.created committed),
+	// before any of its text: the listener gets ready then, not on the first token's path.
+	Begin(orgID, chatID, messageID string)
 	// Delta says message messageID of chatID grew by text, which starts at character offset
 	// offset of the message's text.
 	Delta(orgID, chatID, messageID string, offset int, text string)

@@ -1,20 +1,22 @@
 package app
 
 // commitReply writes a run's final message and applies its tool effects, inside the run's
-// final transaction. A COMPLETED reply is committed only while the chat is still the
-// assistant's (no member took it, AI on, assistant enabled); otherwise the reply and its
-// effects are dropped and the message ends CANCELED with only its usage: the re-check at
-// commit closes the race between a run's last model call and a member stepping in.
-func (s *Service) commitReply(tx Tx, job RunJob, m Message, out RunOutcome, now Time) error {
-	c, err := tx.GetChat(job.OrgID, job.ChatID)
+// final transaction, and answers the message as written. A COMPLETED reply is committed
+// only while the chat is still the assistant's (no member took it, AI on, assistant
+// enabled); otherwise the reply and its effects are dropped and the message ends CANCELED
+// with only its usage: the re-check at commit closes the race between a run's last model
+// call and a member stepping in. The check needs the chat's row only; effects, which may
+// stream the chat, get it whole.
+func (s *Service) commitReply(tx Tx, job RunJob, m Message, out RunOutcome, now Time) (*Message, error) {
+	c, err := tx.GetChatRow(job.OrgID, job.ChatID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if out.Status == "COMPLETED" && !mayRun(c) {
 		reason := stopNotTheAIs
 		m.Status, m.Error = "CANCELED", &reason
 		setReply(&m, "")
-		return s.writeRunMessage(tx, job.OrgID, m, now)
+		return &m, s.writeRunMessage(tx, job.OrgID, m, now)
 	}
 	apply := out.Status == "COMPLETED"
 	text := out.Text
@@ -23,10 +25,13 @@ func (s *Service) commitReply(tx Tx, job RunJob, m Message, out RunOutcome, now 
 	}
 	setReply(&m, text)
 	m.Messages[0].Parts = append(m.Messages[0].Parts, toolParts(out.ToolCalls, out.Citations)...)
-	if err := s.writeRunMessage(tx, job.OrgID, m, now); err != nil || !apply {
-		return err
+	if err := s.writeRunMessage(tx, job.OrgID, m, now); err != nil || !apply || len(out.Effects) == 0 {
+		return &m, err
 	}
-	return s.applyEffects(tx, c, out.Effects, now)
+	if c, err = tx.GetChat(job.OrgID, job.ChatID); err != nil {
+		return nil, err
+	}
+	return &m, s.applyEffects(tx, c, out.Effects, now)
 }
 
 func hasEffect(es []ToolEffect, tool string) bool {

@@ -129,6 +129,14 @@ func (t *Tx) GetChat(orgID, id string) (app.Chat, error) {
 	return chats[0], nil
 }
 
+// GetChatRow reads one chat's own row, with its assistant and assignee, but not its members
+// or last message (Members is empty, LastMessage nil): what a writer needs to decide on and
+// update the chat's state, two queries fewer than GetChat.
+func (t *Tx) GetChatRow(orgID, id string) (app.Chat, error) {
+	c, _, err := scanChat(t.row(`SELECT `+chatColumns+chatFrom+` WHERE c.org_id = ? AND c.id = ?`, orgID, id))
+	return c, one(err, "chat")
+}
+
 // loadChats runs a chat query and fills members and last messages in two more queries.
 func (t *Tx) loadChats(query string, args ...any) ([]app.Chat, error) {
 	rows, err := t.query(query, args...)

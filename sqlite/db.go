@@ -34,6 +34,8 @@ type DB struct {
 	chats *vcache.Cache[int64, app.Chat]
 	// writeWait is told how long each Write waited for the writer (metrics); nil: nobody.
 	writeWait func(time.Duration)
+	// writes queue for the writer, committed in batches (batch.go).
+	writes writeQueue
 }
 
 // SetSealer sets what seals secrets at rest; it must be set before secrets are stored.
@@ -147,36 +149,6 @@ func (db *DB) Read(ctx context.Context, fn func(app.Tx) error) error {
 	}
 	defer tx.Rollback()
 	return fn(&Tx{tx: tx, ctx: ctx, db: db, readOnly: true})
-}
-
-// Write runs fn in the one write transaction; an error from fn rolls everything back.
-func (db *DB) Write(ctx context.Context, fn func(app.Tx) error) error {
-	start := time.Now()
-	tx, err := db.writer.BeginTx(ctx, nil)
-	if db.writeWait != nil {
-		db.writeWait(time.Since(start))
-	}
-	if err != nil {
-		return fmt.Errorf("sqlite: begin: %w", err)
-	}
-	// Deferred, so a panic in fn also ends the transaction: else the one writer connection
-	// would stay inside it and every later write would wait forever. (After a commit it is a
-	// no-op.)
-	defer tx.Rollback()
-	t := &Tx{tx: tx, ctx: ctx, db: db}
-	if err := fn(t); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: commit: %w", err)
-	}
-	if t.queued && db.onQueued != nil {
-		db.onQueued()
-	}
-	if t.streamed && db.onStreamed != nil {
-		db.onStreamed()
-	}
-	return nil
 }
 
 // Backup writes a consistent copy of the live database to path (VACUUM INTO), a new file

@@ -75,6 +75,14 @@ func (t *Tx) UpdateMessage(orgID string, m app.Message) error {
 		WHERE org_id=? AND id=?`, m.Status, jsonText(m.Messages), m.Error, usageText(m.Usage), m.Text, m.UpdatedAt, orgID, m.ID)
 }
 
+// FollowLastMessage sets the chat's status and updated_at to the message's when it is the
+// chat's last, in one statement: no read of the chat.
+func (t *Tx) FollowLastMessage(orgID, chatID, messageID, status string, at app.Time) error {
+	_, err := t.exec(`UPDATE chats SET status = ?, updated_at = ? WHERE org_id = ? AND id = ? AND last_message_id = ?`,
+		status, at, orgID, chatID, messageID)
+	return err
+}
+
 // GetMessage reads one message of a chat with its author and reactions.
 func (t *Tx) GetMessage(orgID, chatID, id string) (app.Message, error) {
 	msgs, err := t.loadMessages(`SELECT `+messageColumns+` FROM chat_messages WHERE org_id = ? AND chat_id = ? AND id = ?`,

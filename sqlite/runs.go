@@ -127,3 +127,14 @@ func (t *Tx) UpdateRunMessage(orgID string, m app.Message) (bool, error) {
 	n, err := res.RowsAffected()
 	return n > 0, mapErr(err)
 }
+
+// UpdateRunText writes a RUNNING message's turns and text (a flush), nothing else.
+func (t *Tx) UpdateRunText(orgID, messageID string, turns []app.Turn, text string, at app.Time) (bool, error) {
+	res, err := t.exec(`UPDATE chat_messages SET messages=?, text=?, updated_at=? WHERE org_id=? AND id=? AND status = 'RUNNING'`,
+		jsonText(turns), text, at, orgID, messageID)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, mapErr(err)
+}

@@ -63,13 +63,18 @@ func startSSE(rq *Request, sub *stream.Subscriber) (*sseWriter, error) {
 // event writes one event; an empty id writes no id line (the client keeps its last one).
 func (w *sseWriter) event(id, typ string, data []byte) error {
 	w.b.Reset()
+	w.b.Write(appendEvent(w.b.AvailableBuffer(), id, typ, data))
+	return w.write(w.b.Bytes())
+}
+
+// appendEvent appends the wire form of one event to b.
+func appendEvent(b []byte, id, typ string, data []byte) []byte {
 	if id != "" {
-		w.b.WriteString("id: " + id + "\n")
+		b = append(append(append(b, "id: "...), id...), '\n')
 	}
-	w.b.WriteString("event: " + typ + "\ndata: ")
-	w.b.Write(bytes.TrimSpace(data)) // encoded JSON holds no newline
-	w.b.WriteString("\n\n")
-	return w.write()
+	b = append(append(append(b, "event: "...), typ...), "\ndata: "...)
+	b = append(b, bytes.TrimSpace(data)...) // encoded JSON holds no newline
+	return append(b, "\n\n"...)
 }
 
 // position writes an id with no data: the client's Last-Event-ID moves to it, and no event
@@ -77,17 +82,16 @@ func (w *sseWriter) event(id, typ string, data []byte) error {
 func (w *sseWriter) position(seq int64) error {
 	w.b.Reset()
 	w.b.WriteString("id: " + strconv.FormatInt(seq, 10) + "\n\n")
-	return w.write()
+	return w.write(w.b.Bytes())
 }
 
 // ping is the heartbeat comment that keeps proxies from closing an idle stream.
 func (w *sseWriter) ping() error {
-	w.b.Reset()
-	w.b.WriteString(": ping\n\n")
-	return w.write()
+	return w.write([]byte(": ping\n\n"))
 }
 
-func (w *sseWriter) write() error {
+// write writes p, which it does not keep.
+func (w *sseWriter) write(p []byte) error {
 	w.mu.Lock()
 	cut := w.cut
 	if !cut {
@@ -97,7 +101,7 @@ func (w *sseWriter) write() error {
 	if cut {
 		return errCut
 	}
-	if _, err := w.w.Write(w.b.Bytes()); err != nil {
+	if _, err := w.w.Write(p); err != nil {
 		return err
 	}
 	if w.hold {
@@ -124,11 +128,36 @@ type deltaData struct {
 // delta writes a piece of a run's text; its id is "S.O": the seq of the message's
 // message.created and the rune offset where the piece ends.
 func (w *sseWriter) delta(it stream.Item) error {
-	b, err := app.EncodeJSON(deltaData{MessageID: it.MessageID, ChatID: it.ChatID, Offset: it.Offset, Text: it.Text})
+	b, err := deltaEvent(it)
 	if err != nil {
 		return err
 	}
-	return w.event(strconv.FormatInt(it.Seq, 10)+"."+strconv.Itoa(it.End()), app.StreamMessageDelta, b)
+	return w.write(b)
+}
+
+// deltaEvent is the wire form of a delta.
+func deltaEvent(it stream.Item) ([]byte, error) {
+	b, err := app.EncodeJSON(deltaData{MessageID: it.MessageID, ChatID: it.ChatID, Offset: it.Offset, Text: it.Text})
+	if err != nil {
+		return nil, err
+	}
+	return appendEvent(nil, strconv.FormatInt(it.Seq, 10)+"."+strconv.Itoa(it.End()), app.StreamMessageDelta, b), nil
+}
+
+// shared writes an item the hub sent to every watcher as it came: its wire form is built
+// by the first watcher that writes it and reused by the others.
+func (w *sseWriter) shared(it stream.Item) error {
+	b := it.Shared.Bytes(func() []byte {
+		if !it.IsDelta() {
+			return appendEvent(nil, strconv.FormatInt(it.Seq, 10), it.Type, it.Data)
+		}
+		b, _ := deltaEvent(it) // nil on an encoding error, which delta then answers
+		return b
+	})
+	if b == nil {
+		return w.delta(it)
+	}
+	return w.write(b)
 }
 
 // resumePoint is a parsed Last-Event-ID: "S" or "S.O".
@@ -244,13 +273,20 @@ func writeQueued(w *sseWriter, st *sent, sub *stream.Subscriber, it stream.Item)
 
 func writeItem(w *sseWriter, st *sent, it stream.Item) error {
 	if it.IsDelta() {
-		if it, ok := st.cut(it); ok {
-			return w.delta(it)
+		cut, ok := st.cut(it)
+		switch {
+		case !ok:
+			return nil
+		case cut.Offset != it.Offset || it.Shared == nil: // trimmed to where this client stands
+			return w.delta(cut)
 		}
-		return nil
+		return w.shared(it)
 	}
 	if !st.fresh(it.Seq) {
 		return nil
 	}
-	return w.persisted(it.Seq, it.Type, it.Data)
+	if it.Shared == nil {
+		return w.persisted(it.Seq, it.Type, it.Data)
+	}
+	return w.shared(it)
 }

@@ -141,6 +141,9 @@ func (r *Runner) finish(ctx context.Context, job app.RunJob, a *activeRun, out a
 
 // execute runs the model calls of a job and says how it ended.
 func (r *Runner) execute(ctx context.Context, job app.RunJob, a *activeRun) app.RunOutcome {
+	if r.Live != nil {
+		r.Live.Begin(job.OrgID, job.ChatID, job.MessageID)
+	}
 	in, err := r.Service.LoadRun(ctx, job)
 	if err != nil {
 		return r.ended(ctx, a, app.RunOutcome{}, err)

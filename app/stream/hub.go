@@ -175,6 +175,9 @@ func (h *Hub) publish(es []app.StreamEvent) {
 		it := Item{Seq: e.Seq, Type: e.Type, ChatID: e.ChatID, Data: e.Data}
 		for s := range h.subs {
 			if s.filter.Matches(e) {
+				if it.Shared == nil {
+					it.Shared = &Encoded{}
+				}
 				h.send(s, it)
 			}
 		}

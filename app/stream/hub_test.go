@@ -247,3 +247,27 @@ func TestHubUnderConcurrentRunsWritersAndWatchers(t *testing.T) {
 		}
 	}
 }
+
+// Begin readies a run before its first token: a watcher that subscribes in between sees no
+// run in flight (nothing has streamed), then gets the first delta whole, under the seq of
+// the message's message.created.
+func TestHubBeginReadiesARunBeforeItsFirstDelta(t *testing.T) {
+	h, db := hubEnv(t, stream.Options{})
+	created := insert(t, db, app.StreamEvent{OrgID: "o1", ChatID: "c1", MessageID: "m1", Type: app.StreamMessageCreated})
+	h.Begin("o1", "c1", "m1")
+	if text, ok := h.LiveText("o1", "c1", "m1"); !ok || text != "" {
+		t.Fatalf("live text after Begin %q %v, want empty and held", text, ok)
+	}
+	s, snap, err := h.Subscribe(context.Background(), stream.Filter{OrgID: "o1", ChatID: "c1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Unsubscribe(s)
+	if len(snap.Live) != 0 {
+		t.Fatalf("snapshot %+v: a run with no text yet is not in flight", snap.Live)
+	}
+	h.Delta("o1", "c1", "m1", 0, "Hi")
+	if it := next(t, s); !it.IsDelta() || it.Seq != created || it.Offset != 0 || it.Text != "Hi" {
+		t.Fatalf("first delta %+v, want Hi at 0 under seq %d", it, created)
+	}
+}

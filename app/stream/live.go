@@ -41,13 +41,26 @@ func (h *Hub) Delta(orgID, chatID, messageID string, offset int, text string) {
 			return
 		}
 	}
-	it := Item{Seq: lm.seq, Type: app.StreamMessageDelta, ChatID: chatID, MessageID: messageID, Offset: offset, Text: text}
+	it := Item{Seq: lm.seq, Type: app.StreamMessageDelta, ChatID: chatID, MessageID: messageID, Offset: offset, Text: text,
+		Shared: &Encoded{}}
 	lm.text.WriteString(text)
 	lm.runes = it.End()
 	for s := range h.subs {
 		if s.filter.ChatID != "" && s.filter.ChatID == chatID && s.filter.OrgID == orgID { // never the org streams
 			h.send(s, it)
 		}
+	}
+}
+
+// Begin registers a run's message before its first delta: the outbox read and the seq
+// lookup of start then happen while the provider is asked, not between its first token and
+// the watchers.
+func (h *Hub) Begin(orgID, chatID, messageID string) {
+	h.mu.Lock()
+	lm := h.live[messageID]
+	h.mu.Unlock()
+	if lm == nil {
+		h.start(orgID, chatID, messageID)
 	}
 }
 

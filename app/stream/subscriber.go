@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"unicode/utf8"
 
 	"wsapi/app"
@@ -19,6 +20,23 @@ type Item struct {
 	MessageID string
 	Offset    int
 	Text      string
+	// Shared is the item's encoded form, one for every subscriber the hub sent it to (nil
+	// for items made elsewhere).
+	Shared *Encoded
+}
+
+// Encoded holds an item's wire form, built once by the first subscriber that writes it and
+// reused by the others: a delta sent to a hundred watchers is encoded once, not a hundred
+// times.
+type Encoded struct {
+	once sync.Once
+	b    []byte
+}
+
+// Bytes answers the encoded form, building it with build the first time.
+func (e *Encoded) Bytes(build func() []byte) []byte {
+	e.once.Do(func() { e.b = build() })
+	return e.b
 }
 
 // IsDelta tells a live delta from a persisted event.
@@ -91,7 +109,9 @@ func (h *Hub) Subscribe(ctx context.Context, f Filter) (*Subscriber, Snapshot, e
 	snap := Snapshot{LastSeq: h.last}
 	if f.ChatID != "" {
 		for id, lm := range h.live {
-			if lm.org == f.OrgID && lm.chat == f.ChatID {
+			// A run that has streamed nothing yet is not in flight for a watcher: its first
+			// delta reaches it whole.
+			if lm.org == f.OrgID && lm.chat == f.ChatID && lm.runes > 0 {
 				snap.Live = append(snap.Live, Live{MessageID: id, Seq: lm.seq, Text: lm.text.String()})
 			}
 		}

@@ -36,7 +36,7 @@ type options struct {
 	runs, workers, posters, tokens int
 	latencyRuns, watchers, fanRuns int
 	gap, flush                     time.Duration
-	cpuprofile                     string
+	cpuprofile, fanprofile         string
 }
 
 func main() {
@@ -51,6 +51,7 @@ func main() {
 	flag.DurationVar(&o.gap, "gap", 0, "pause of the fake between chunks (0: it answers at once)")
 	flag.DurationVar(&o.flush, "flush", 250*time.Millisecond, "assistants.flush_interval")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the throughput phase to this file")
+	flag.StringVar(&o.fanprofile, "fanprofile", "", "write a CPU profile of the fan-out phase to this file")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -127,7 +128,11 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	if stop, err = measure.StartCPUProfile(o.fanprofile); err != nil {
+		return err
+	}
 	fan, err := b.fanOut(chats[len(chats)-1])
+	stop()
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,9 @@ type event struct {
 type sseClient struct {
 	Events <-chan event
 	cancel context.CancelFunc
+	// timer bounds each wait of next; one per client, reset per call: a timer made per
+	// event was a tenth of the fan-out phase's CPU, the bench's own, not the service's.
+	timer *time.Timer
 }
 
 // openStream opens GET url with token as an event stream.
@@ -46,7 +49,9 @@ func openStream(client *http.Client, url, token string) (*sseClient, error) {
 	}
 	ch := make(chan event, 4096)
 	go read(res.Body, ch)
-	return &sseClient{Events: ch, cancel: cancel}, nil
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	return &sseClient{Events: ch, cancel: cancel, timer: timer}, nil
 }
 
 // Close ends the stream.
@@ -55,7 +60,9 @@ func (c *sseClient) Close() { c.cancel() }
 // next answers the next event of one of types (others are skipped), or an error after
 // timeout or when the stream ended.
 func (c *sseClient) next(timeout time.Duration, types ...string) (event, error) {
-	deadline := time.After(timeout)
+	c.timer.Reset(timeout)
+	defer c.timer.Stop()
+	deadline := c.timer.C
 	for {
 		select {
 		case ev, ok := <-c.Events:

@@ -60,7 +60,7 @@ func TestOrgTreeReach(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := envFor(t, e)
+			e := e.For(t)
 			res := e.Do("GET", tc.path, tc.key, nil)
 			switch tc.status {
 			case 404:
@@ -115,7 +115,7 @@ func TestPermissions(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := envFor(t, e)
+			e := e.For(t)
 			key := e.RoleKey(e.Org.ID, tc.perms...)
 			res := e.Do(tc.method, tc.path, key, tc.body)
 			if tc.status == 403 {
@@ -133,14 +133,14 @@ func TestBuiltinMemberRole(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	_, key := memberKey(e, e.Org.ID, app.RoleMember)
-	runAll(t, e, []apiCall{
-		{name: "read org", method: "GET", path: "/orgs/c", key: key, status: 200},
-		{name: "read members", method: "GET", path: "/orgs/c/members", key: key, status: 200},
-		{name: "patch org", method: "PATCH", path: "/orgs/c", key: key, body: map[string]any{"name": "x"}, status: 403, code: "permission_denied"},
-		{name: "create member", method: "POST", path: "/orgs/c/members", key: key,
-			body: map[string]any{"name": "x", "email": "x@example.com"}, status: 403, code: "permission_denied"},
-		{name: "create sub-org", method: "POST", path: "/orgs/c/sub-orgs", key: key, body: map[string]any{"name": "x"}, status: 403, code: "permission_denied"},
-		{name: "create own key", method: "POST", path: "/orgs/c/keys", key: key, body: map[string]any{"name": "mine"}, status: 201},
+	e.Run(t, []apitest.Scenario{
+		{Name: "read org", Method: "GET", URL: "/orgs/c", Key: key, Status: 200},
+		{Name: "read members", Method: "GET", URL: "/orgs/c/members", Key: key, Status: 200},
+		{Name: "patch org", Method: "PATCH", URL: "/orgs/c", Key: key, Body: map[string]any{"name": "x"}, Status: 403, Code: "permission_denied"},
+		{Name: "create member", Method: "POST", URL: "/orgs/c/members", Key: key,
+			Body: map[string]any{"name": "x", "email": "x@example.com"}, Status: 403, Code: "permission_denied"},
+		{Name: "create sub-org", Method: "POST", URL: "/orgs/c/sub-orgs", Key: key, Body: map[string]any{"name": "x"}, Status: 403, Code: "permission_denied"},
+		{Name: "create own key", Method: "POST", URL: "/orgs/c/keys", Key: key, Body: map[string]any{"name": "mine"}, Status: 201},
 	})
 }
 
@@ -212,7 +212,7 @@ func TestUnauthenticated(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := envFor(t, e)
+			e := e.For(t)
 			res := e.Send(withAuthorization(t, e, "GET", tc.path, tc.auth)).ExpectError(401, "unauthenticated")
 			if res.Header.Get("WWW-Authenticate") == "" {
 				t.Error("401 without WWW-Authenticate")
@@ -227,7 +227,7 @@ func TestBearerSchemeCaseInsensitive(t *testing.T) {
 	e := apitest.New(t)
 	for _, scheme := range []string{"Bearer", "bearer", "BEARER"} {
 		t.Run(scheme, func(t *testing.T) {
-			e := envFor(t, e)
+			e := e.For(t)
 			e.Send(withAuthorization(t, e, "GET", "/orgs/c", scheme+" "+e.AdminKey)).Expect(200)
 		})
 	}

@@ -90,7 +90,7 @@ func TestAssistantConfigValidation(t *testing.T) {
 	}
 	for i, c := range cases {
 		t.Run(fmt.Sprint(i, c.field), func(t *testing.T) {
-			e := chFor(t, e)
+			e := e.For(t)
 			res := e.Do("POST", "/orgs/c/assistants", e.AdminKey, map[string]any{"name": "a", "config": c.config})
 			if c.field == "" {
 				res.Expect(201)

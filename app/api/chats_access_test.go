@@ -56,7 +56,7 @@ func TestChatRoutesOfAnotherOrg(t *testing.T) {
 	for _, r := range routes {
 		for _, org := range []string{"c", b.ID} {
 			t.Run(r.method+" "+org+r.path, func(t *testing.T) {
-				chFor(t, e).Do(r.method, "/orgs/"+org+r.path, akey, r.body).ExpectError(404, "not_found")
+				e.For(t).Do(r.method, "/orgs/"+org+r.path, akey, r.body).ExpectError(404, "not_found")
 			})
 		}
 	}

@@ -30,13 +30,6 @@ func chEnv(t *testing.T) *apitest.Env {
 	})
 }
 
-// chFor is a copy of e that reports failures to the subtest t.
-func chFor(t *testing.T, e *apitest.Env) *apitest.Env {
-	c := *e
-	c.T = t
-	return &c
-}
-
 // chText is the messages body of a one-part text turn.
 func chText(role, text string) []map[string]any {
 	return []map[string]any{{"role": role, "parts": []map[string]any{{"type": "text", "text": text}}}}

@@ -36,7 +36,7 @@ func TestContactsOfAnotherOrgAreNotFound(t *testing.T) {
 		{"parent org", "c", e.AdminKey, ctNamed(e, "Parent's"), ctSegment(e, e.AdminKey, "c", "Parent's"), ""},
 	} {
 		t.Run(who.name, func(t *testing.T) {
-			e := ctFor(t, e)
+			e := e.For(t)
 			o := "/orgs/" + who.org
 			c := o + "/contacts/" + ca
 			calls := []struct {

@@ -31,7 +31,7 @@ func TestNoteContentBounds(t *testing.T) {
 		"only spaces":     "   ",
 	} {
 		t.Run(name, func(t *testing.T) {
-			ctFor(t, e).Do("POST", path, e.AdminKey, map[string]any{"content": content}).ExpectError(400, "invalid_argument", "content")
+			e.For(t).Do("POST", path, e.AdminKey, map[string]any{"content": content}).ExpectError(400, "invalid_argument", "content")
 		})
 	}
 	e.Do("POST", path, e.AdminKey, nil).ExpectError(400, "invalid_argument", "content")
@@ -78,7 +78,7 @@ func TestMemoryBounds(t *testing.T) {
 		{"empty content", map[string]any{"type": "FACT", "importance": 0.5, "content": ""}, "content"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ctFor(t, e).Do("POST", path, e.AdminKey, c.body).ExpectError(400, "invalid_argument", c.field)
+			e.For(t).Do("POST", path, e.AdminKey, c.body).ExpectError(400, "invalid_argument", c.field)
 		})
 	}
 	// Every bad field at once.
@@ -187,7 +187,7 @@ func TestContactInputBounds(t *testing.T) {
 		{"unknown segment", map[string]any{"name": "x", "segment_ids": []string{"seg_nope"}}, "segment_ids"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ctFor(t, e).Do("POST", path, e.AdminKey, c.body).ExpectError(400, "invalid_argument", c.field)
+			e.For(t).Do("POST", path, e.AdminKey, c.body).ExpectError(400, "invalid_argument", c.field)
 		})
 	}
 	if after := ctCount(e, e.AdminKey, path); after != before {

@@ -26,13 +26,6 @@ func ctEnv(t *testing.T) *apitest.Env {
 	return apitest.New(t, func(c *cli.Config) { c.HTTP.RateLimitPerMinute = 1 << 20 })
 }
 
-// ctFor is a copy of e that reports failures to the subtest t.
-func ctFor(t *testing.T, e *apitest.Env) *apitest.Env {
-	c := *e
-	c.T = t
-	return &c
-}
-
 // ctContact creates a contact in org through the API and answers it as a JSON object.
 func ctContact(e *apitest.Env, key, org string, body map[string]any) map[string]any {
 	e.T.Helper()

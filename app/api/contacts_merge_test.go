@@ -218,7 +218,7 @@ func TestMergeErrors(t *testing.T) {
 	foreign := ctContact(e, otherKey, other.ID, map[string]any{"name": "Theirs"})["id"].(string)
 	for _, path := range []string{"/orgs/c/contacts/merge", "/orgs/c/contacts/merge/dry"} {
 		t.Run(path, func(t *testing.T) {
-			e := ctFor(t, e)
+			e := e.For(t)
 			e.Do("POST", path, e.AdminKey, map[string]any{"source_contact_id": a, "target_contact_id": a}).
 				ExpectError(400, "invalid_argument", "target_contact_id")
 			e.Do("POST", path, e.AdminKey, map[string]any{}).ExpectError(400, "invalid_argument", "source_contact_id", "target_contact_id")

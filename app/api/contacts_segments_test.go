@@ -165,7 +165,7 @@ func TestContactListFiltersAndSearch(t *testing.T) {
 		{"search=grace&unsubscribed=true", nil},
 	} {
 		t.Run(c.query, func(t *testing.T) {
-			e := ctFor(t, e)
+			e := e.For(t)
 			ctSameSet(t, c.query, ctIDs(e, "/orgs/c/contacts?"+c.query), c.want)
 			if n := ctCount(e, e.AdminKey, "/orgs/c/contacts?"+c.query); n != len(c.want) {
 				t.Errorf("pagination-count %d, want %d", n, len(c.want))

@@ -10,44 +10,6 @@ import (
 	"wsapi/app/apitest"
 )
 
-// apiCall is one request of a table test: who calls what, and what must come back.
-type apiCall struct {
-	name   string
-	method string
-	path   string
-	key    string
-	body   any
-	status int
-	code   string   // error code when status >= 400
-	fields []string // fields the error must name
-}
-
-// run sends c and checks status, error code and fields.
-func (c apiCall) run(t *testing.T, e *apitest.Env) *apitest.Response {
-	t.Helper()
-	res := e.Do(c.method, c.path, c.key, c.body)
-	if c.status >= 400 {
-		return res.ExpectError(c.status, c.code, c.fields...)
-	}
-	return res.Expect(c.status)
-}
-
-// runAll runs each call as a subtest, in order (they share one server and may depend on
-// one another's effects only when written so).
-func runAll(t *testing.T, e *apitest.Env, calls []apiCall) {
-	t.Helper()
-	for _, c := range calls {
-		t.Run(c.name, func(t *testing.T) { c.run(t, envFor(t, e)) })
-	}
-}
-
-// envFor returns a copy of e that reports failures to t, so subtests fail themselves.
-func envFor(t *testing.T, e *apitest.Env) *apitest.Env {
-	c := *e
-	c.T = t
-	return &c
-}
-
 var (
 	timestampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 	idRE        = regexp.MustCompile(`^([a-z]+)_([0-9A-Za-z]+)$`)

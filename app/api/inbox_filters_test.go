@@ -222,7 +222,7 @@ func (f *ibxFixture) names(ids []string) []string {
 func TestInboxFilters(t *testing.T) {
 	t.Parallel()
 	f := ibxSetup(t)
-	f.e = chFor(t, f.e)
+	f.e = f.e.For(t)
 	f.check(t, "owner")
 	if len(f.expect("owner")) != 8 {
 		t.Fatalf("fixture: %d chats", len(f.model))

@@ -54,7 +54,7 @@ func FuzzSearchRoutes(f *testing.F) {
 	}
 	e, asst := searchEnv(f)
 	f.Fuzz(func(t *testing.T, s string) {
-		e := chFor(t, e)
+		e := e.For(t)
 		for _, route := range searchRoutes(asst) {
 			res := e.Do("GET", route+url.QueryEscape(s), e.AdminKey, nil)
 			if res.Status >= 500 {

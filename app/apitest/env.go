@@ -109,6 +109,12 @@ type Response struct {
 // JSON); key may be "" for no credential.
 func (e *Env) Do(method, path, key string, body any) *Response {
 	e.T.Helper()
+	return e.Send(e.Request(method, path, key, body))
+}
+
+// Request builds the request Do sends, for a test that adds headers first.
+func (e *Env) Request(method, path, key string, body any) *http.Request {
+	e.T.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -133,7 +139,7 @@ func (e *Env) Do(method, path, key string, body any) *Response {
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	return e.Send(req)
+	return req
 }
 
 // Send runs a prepared request.

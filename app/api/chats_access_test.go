@@ -4,13 +4,15 @@ import (
 	"encoding/base64"
 	"net/url"
 	"testing"
+
+	"wsapi/app/apitest"
 )
 
 // TestChatRoutesOfAnotherOrg: every chat, message, file and assistant id of another
 // organization is 404 on every route, reached through `c` or through the other org's id.
 func TestChatRoutesOfAnotherOrg(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	// Two sibling sub-organizations, each with its own ADMIN key.
 	a, akey := e.OrgWithAdmin("Alpha")
 	b, bkey := e.OrgWithAdmin("Beta")
@@ -93,7 +95,7 @@ func TestChatRoutesOfAnotherOrg(t *testing.T) {
 // TestInboxPermissions: GET /inbox needs inbox:read; writing chats needs inbox:write.
 func TestInboxPermissions(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	chat := chChat(e, e.AdminKey, "c", nil)["id"].(string)
 	none := e.RoleKey(e.Org.ID, "contacts:read")
 	read := e.RoleKey(e.Org.ID, "inbox:read")

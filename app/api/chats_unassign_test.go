@@ -13,7 +13,7 @@ import (
 // chat, like a PATCH to null, fires chat.assigned carrying the unassigned chat.
 func TestDeletingTheAssigneeUnassignsWithTheEvent(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	rcv := apitest.NewReceiver(t)
 	e.Webhook(e.AdminKey, "c", rcv.URL, app.EventChatAssigned)
 	conv := chConversation(e, e.AdminKey, "c", "Ruth")["id"].(string)

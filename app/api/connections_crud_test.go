@@ -56,7 +56,7 @@ func TestConnectionShapeAndSecrets(t *testing.T) {
 	if got := cnKeys(c); got != "config,created_at,id,name,secret_keys,type,updated_at" {
 		t.Fatalf("keys %s", got)
 	}
-	checkID(t, c["id"], "conn")
+	apitest.CheckID(t, c["id"], "conn")
 	checkTimestamps(t, c, "created_at", "updated_at")
 	if c["type"] != "HTTP_CREDENTIALS" || c["name"] != "Billing API" {
 		t.Fatalf("created %v", c)

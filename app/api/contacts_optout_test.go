@@ -10,7 +10,7 @@ import (
 
 func TestPatchBlockedSetsTimestampAndEmitsOnce(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	rcv := apitest.NewReceiver(t)
 	hook := e.Webhook(e.AdminKey, "c", rcv.URL, app.EventContactBlocked, app.EventContactUnsubscribed)
 	id := ctNamed(e, "Troll", map[string]any{"type": "email", "email": "troll@example.com"})
@@ -19,7 +19,7 @@ func TestPatchBlockedSetsTimestampAndEmitsOnce(t *testing.T) {
 	e.Clock.Advance(time.Minute)
 	blockedAt := app.At(e.Clock.Now()).String()
 	c := e.Do("PATCH", path, e.AdminKey, map[string]any{"blocked": true}).Expect(200).Map()
-	ctShape(t, "patched contact", c, ctContactShape)
+	apitest.ExpectShape(t, "patched contact", c, ctContactShape)
 	if c["blocked"] != true || c["blocked_at"] != blockedAt || c["updated_at"] != blockedAt || c["unsubscribed"] != false {
 		t.Fatalf("after blocking: %v", c)
 	}
@@ -28,7 +28,7 @@ func TestPatchBlockedSetsTimestampAndEmitsOnce(t *testing.T) {
 		t.Fatalf("envelope %v", env)
 	}
 	data := env["data"].(map[string]any)
-	ctShape(t, "contact.blocked data", data, ctContactShape)
+	apitest.ExpectShape(t, "contact.blocked data", data, ctContactShape)
 	if data["id"] != id || data["blocked"] != true || data["blocked_at"] != blockedAt || len(data["channels"].([]any)) != 1 {
 		t.Errorf("contact.blocked data %v", data)
 	}
@@ -67,7 +67,7 @@ func TestPatchBlockedSetsTimestampAndEmitsOnce(t *testing.T) {
 
 func TestPatchUnsubscribedCarriesReasonAndFeedback(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	rcv := apitest.NewReceiver(t)
 	hook := e.Webhook(e.AdminKey, "c", rcv.URL, app.EventContactBlocked, app.EventContactUnsubscribed)
 	id := ctNamed(e, "Reader")
@@ -83,7 +83,7 @@ func TestPatchUnsubscribedCarriesReasonAndFeedback(t *testing.T) {
 	}
 	env := ctWaitEvent(t, rcv, 1)
 	data := env["data"].(map[string]any)
-	ctShape(t, "contact.unsubscribed data", data, ctContactShape)
+	apitest.ExpectShape(t, "contact.unsubscribed data", data, ctContactShape)
 	if env["type"] != app.EventContactUnsubscribed || data["id"] != id || data["unsubscribed"] != true ||
 		data["unsubscribed_at"] != at || data["unsubscribe_reason"] != "too_frequent" || data["unsubscribe_feedback"] != "Weekly would be fine" {
 		t.Fatalf("envelope %v", env)
@@ -126,13 +126,13 @@ func TestPatchUnsubscribedCarriesReasonAndFeedback(t *testing.T) {
 		}
 		types = append(types, env["type"].(string))
 	}
-	ctSameSet(t, "events of one PATCH", types, []string{app.EventContactBlocked, app.EventContactUnsubscribed})
+	apitest.SameSet(t, "events of one PATCH", types, []string{app.EventContactBlocked, app.EventContactUnsubscribed})
 	rcv.Quiet(t, 4, 200*time.Millisecond)
 }
 
 func TestPatchContactValidation(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	id := ctNamed(e, "Valid")
 	path := "/orgs/c/contacts/" + id
 	before := e.Do("GET", path, e.AdminKey, nil).Expect(200).Map()

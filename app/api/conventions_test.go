@@ -356,7 +356,7 @@ func TestIDsAndTimestamps(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkID(t, tc.obj["id"], tc.prefix)
+			apitest.CheckID(t, tc.obj["id"], tc.prefix)
 			checkTimestamps(t, tc.obj, tc.times...)
 			if got := tc.obj["created_at"]; got != "2026-01-02T03:04:06.234Z" {
 				t.Errorf("created_at %v, want the clock's time truncated to the millisecond", got)

@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -10,27 +9,12 @@ import (
 	"wsapi/app/apitest"
 )
 
-var (
-	timestampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
-	idRE        = regexp.MustCompile(`^([a-z]+)_([0-9A-Za-z]+)$`)
-)
-
-// checkID fails unless id has the prefix and at least 20 base62 characters after it.
-func checkID(t *testing.T, id any, prefix string) {
-	t.Helper()
-	s, _ := id.(string)
-	m := idRE.FindStringSubmatch(s)
-	if m == nil || m[1] != prefix || len(m[2]) < 20 {
-		t.Errorf("id %q: want %s_ and at least 20 base62 characters", s, prefix)
-	}
-}
-
 // checkTimestamps fails unless every named field is an RFC 3339 UTC time with milliseconds.
 func checkTimestamps(t *testing.T, obj map[string]any, fields ...string) {
 	t.Helper()
 	for _, f := range fields {
 		s, _ := obj[f].(string)
-		if !timestampRE.MatchString(s) {
+		if !apitest.TimestampRE.MatchString(s) {
 			t.Errorf("%s = %v: want RFC 3339 UTC with milliseconds", f, obj[f])
 		}
 	}

@@ -19,7 +19,7 @@ func TestKeyCreateAndList(t *testing.T) {
 	if !apiTokenRE.MatchString(token) {
 		t.Fatalf("token %q: want sk_ and 43 base62 characters", token)
 	}
-	checkID(t, created["id"], "key")
+	apitest.CheckID(t, created["id"], "key")
 	checkTimestamps(t, created, "created_at")
 	if created["rotated_at"] != nil {
 		t.Errorf("rotated_at of a new key = %v, want null", created["rotated_at"])

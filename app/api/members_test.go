@@ -15,7 +15,7 @@ func TestMemberCRUD(t *testing.T) {
 	created := e.Do("POST", "/orgs/c/members", e.AdminKey, map[string]any{
 		"name": "  Ada Lovelace ", "email": "Ada@Example.com", "avatar": "https://example.com/a.png",
 	}).Expect(201).Map()
-	checkID(t, created["id"], "mem")
+	apitest.CheckID(t, created["id"], "mem")
 	checkTimestamps(t, created, "created_at", "updated_at")
 	if created["name"] != "Ada Lovelace" || created["email"] != "ada@example.com" || created["role"] != app.RoleMember || created["org_id"] != e.Org.ID {
 		t.Fatalf("created %v", created)
@@ -131,7 +131,7 @@ func TestRoleCRUD(t *testing.T) {
 	created := e.Do("POST", "/orgs/c/roles", e.AdminKey, map[string]any{
 		"name": "Support", "permissions": []string{"members:read", "contacts:write", "members:read"},
 	}).Expect(201).Map()
-	checkID(t, created["id"], "role")
+	apitest.CheckID(t, created["id"], "role")
 	checkTimestamps(t, created, "created_at", "updated_at")
 	id := created["id"].(string)
 	if perms, _ := created["permissions"].([]any); len(perms) != 2 || perms[0] != "contacts:write" || perms[1] != "members:read" {
@@ -193,7 +193,7 @@ func TestSubOrgs(t *testing.T) {
 	var ids []string
 	for _, name := range []string{"S1", "S2", "S3"} {
 		o := e.Do("POST", "/orgs/c/sub-orgs", e.AdminKey, map[string]any{"name": name}).Expect(201).Map()
-		checkID(t, o["id"], "org")
+		apitest.CheckID(t, o["id"], "org")
 		if o["parent_org_id"] != e.Org.ID || o["name"] != name || o["plan"] != "free" {
 			t.Fatalf("created %v", o)
 		}

@@ -60,7 +60,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return errBodyTimeout
 		}
-		return &app.Error{Code: app.CodeInvalidJSON, Message: "request body must hold a single JSON object"}
+		return &app.Error{Code: codeInvalidJSON, Message: "request body must hold a single JSON object"}
 	}
 	return nil
 }
@@ -75,13 +75,13 @@ func decodeError(err error) error {
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return errBodyTimeout
 	case errors.As(err, &syn):
-		return &app.Error{Code: app.CodeInvalidJSON, Message: fmt.Sprintf("malformed JSON at byte %d: %s", syn.Offset, syn.Error())}
+		return &app.Error{Code: codeInvalidJSON, Message: fmt.Sprintf("malformed JSON at byte %d: %s", syn.Offset, syn.Error())}
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &app.Error{Code: app.CodeInvalidJSON, Message: "malformed JSON: unexpected end of body"}
+		return &app.Error{Code: codeInvalidJSON, Message: "malformed JSON: unexpected end of body"}
 	case errors.As(err, &typ):
 		field := typ.Field
 		if field == "" {
-			return &app.Error{Code: app.CodeInvalidJSON, Message: "request body must be a JSON object"}
+			return &app.Error{Code: codeInvalidJSON, Message: "request body must be a JSON object"}
 		}
 		if typ.Type == reflect.TypeFor[app.Time]() {
 			return app.Invalid(field, "must be an RFC 3339 date-time")

@@ -269,7 +269,7 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 		if !ok {
 			s.countRateLimited()
 			h.Set("Retry-After", ceilSeconds(retry))
-			writeError(w, r, &app.Error{Code: app.CodeRateLimited, Message: "too many requests; retry after " + ceilSeconds(retry) + " s"})
+			writeError(w, r, &app.Error{Code: codeRateLimited, Message: "too many requests; retry after " + ceilSeconds(retry) + " s"})
 			return
 		}
 		next.ServeHTTP(w, r)

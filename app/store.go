@@ -59,8 +59,8 @@ type Service struct {
 	Sender   WebhookSender
 	// Recorder counts what operators graph (app/metrics.go); nil: nothing.
 	Recorder Recorder
-	// PublicURL is where people reach the API (file and unsubscribe links).
-	PublicURL string
+	// Links builds the public URLs of mailed links and chat files (app/api's PublicLinks).
+	Links Links
 	// DNS verifies domains (dns.resolver).
 	DNS TXTResolver
 	// Tokens signs unsubscribe and tracking links.

@@ -128,7 +128,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	}
 	rt.DB.SetSealer(box)
 	rt.Service.Tokens = box.Signer()
-	rt.Service.PublicURL = cfg.HTTP.PublicURL
+	rt.Service.Links = api.NewLinks(cfg.HTTP.PublicURL)
 	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireEmail, rt.wireKnowledge, rt.wireAssistants} {
 		if err := step(cfg, opt); err != nil {
 			return err

@@ -117,8 +117,16 @@ type List[T any] struct {
 	Total int
 	// Next is the cursor of the following page on cursor-paginated lists, "" on the last.
 	Next string
-	// Encoded is Items as EncodeJSON writes them, when a cache already holds that; nil: encode Items.
-	Encoded []byte
+	// Stamp names the cached data a page was read from (the inbox's, app/inboxcache.go):
+	// answers with the same non-zero stamp hold the same items, so the HTTP layer may keep
+	// their encoding. Zero: not from a cache.
+	Stamp Stamp
+}
+
+// Stamp is a cache key and the version of the data it was read at.
+type Stamp struct {
+	Key     string
+	Version int64
 }
 
 // EncodeJSON is the JSON form of the API's bodies (HTML characters not escaped, a newline

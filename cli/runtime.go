@@ -115,6 +115,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		Hub:                rt.Hub,
 		StreamHeartbeat:    cfg.Events.StreamHeartbeat,
 		Ops:                rt.apiOps(cfg),
+		InboxCacheChats:    cfg.DB.InboxCacheChats,
 	}, log)
 	rt.Handler = handler
 	return rt, nil

@@ -30,6 +30,8 @@ type Config struct {
 	Hub             *stream.Hub
 	StreamHeartbeat time.Duration
 	Ops             Ops // metrics, CORS, compression, readiness, idempotency (ops.go)
+	// InboxCacheChats bounds the inbox pages kept encoded, in chats (db.inbox_cache_chats).
+	InboxCacheChats int
 }
 
 // Pinger tells whether the database answers.
@@ -45,6 +47,8 @@ type Server struct {
 	db      Pinger
 	limiter *ipLimiter
 	handler http.Handler
+	// inboxPages keeps inbox pages encoded (inboxpages.go); nil: each one is encoded.
+	inboxPages *inboxPages
 }
 
 // New builds the handler with every route of routes.go.
@@ -55,7 +59,7 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 	if cfg.StreamHeartbeat <= 0 {
 		cfg.StreamHeartbeat = 15 * time.Second
 	}
-	s := &Server{svc: svc, cfg: cfg, log: log, db: db}
+	s := &Server{svc: svc, cfg: cfg, log: log, db: db, inboxPages: newInboxPages(cfg.InboxCacheChats)}
 	if cfg.RateLimitPerMinute > 0 { // 0 turns rate limiting off (http.rate_limit_per_minute)
 		s.limiter = newIPLimiter(cfg.RateLimitPerMinute, svc.Clock)
 	}

@@ -25,14 +25,6 @@ func newInboxCache(limit int) *inboxCache {
 	return &inboxCache{answers: vcache.New[string, List[Chat]](limit)}
 }
 
-// CacheInbox keeps recent inbox answers in memory, up to chats chats in all (0: none).
-func (s *Service) CacheInbox(chats int) {
-	s.inbox = nil
-	if chats > 0 {
-		s.inbox = newInboxCache(chats)
-	}
-}
-
 // get answers the entry for key if it was read at version. Its Items are shared: read only.
 func (c *inboxCache) get(key string, version int64) (List[Chat], bool) {
 	l, ok := c.answers.Get(key, version)

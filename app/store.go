@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
-	"time"
 )
 
 // Store runs work in a transaction. Write transactions are serialized on one connection, so
@@ -45,56 +43,6 @@ type Tx interface {
 	ConnectionTx
 	StreamTx
 	RunTx
-}
-
-// Service holds the business rules of every area. Handlers call it; it calls the Store.
-type Service struct {
-	Store Store
-	Clock Clock
-	Log   *slog.Logger
-	// Webhooks is the delivery policy; Resolver checks webhook hosts (nil: the system's);
-	// Sender makes delivery requests (set by the wiring, see app/webhook).
-	Webhooks WebhookPolicy
-	Resolver Resolver
-	Sender   WebhookSender
-	// Recorder counts what operators graph (app/metrics.go); nil: nothing.
-	Recorder Recorder
-	// Links builds the public URLs of mailed links and chat files (app/api's PublicLinks).
-	Links Links
-	// DNS verifies domains (dns.resolver).
-	DNS TXTResolver
-	// Tokens signs unsubscribe and tracking links.
-	Tokens TokenSigner
-	// Mailer sends broadcast email; nil when email.smtp_url is empty.
-	Mailer Mailer
-	// KnowledgeMaxPages bounds a URL crawl (knowledge.max_pages).
-	KnowledgeMaxPages int
-	// OAuth holds the configured providers by connection type; OAuthClient talks to them.
-	OAuth       map[string]OAuthProvider
-	OAuthClient OAuthExchanger
-	// StreamRetention is how long stream events are kept for Last-Event-ID
-	// (events.stream_retention); LiveTexts answers the text of runs in flight (the hub).
-	StreamRetention time.Duration
-	LiveTexts       LiveTexts
-	// RunPolicy configures assistant runs; Runner aborts the runs under way in this
-	// process (nil: none run here).
-	RunPolicy RunPolicy
-	Runner    RunAborter
-	// Automation configures the assistant's intro, auto resolve, follow-ups and CSAT.
-	Automation AutomationPolicy
-	// inbox keeps recent inbox answers (CacheInbox); nil: each one is read.
-	inbox *inboxCache
-}
-
-// NewService wires a service; a nil clock means the system clock.
-func NewService(store Store, clock Clock, log *slog.Logger) *Service {
-	if clock == nil {
-		clock = SystemClock{}
-	}
-	if log == nil {
-		log = slog.Default()
-	}
-	return &Service{Store: checkedStore{store}, Clock: clock, Log: log}
 }
 
 func (s *Service) now() Time { return At(s.Clock.Now()) }

@@ -58,7 +58,7 @@ func TestInboxCacheOtherProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	cliSvc := app.NewService(db, e.Clock, nil)
+	cliSvc := app.NewService(app.Deps{Store: db, Clock: e.Clock})
 	closed := "CLOSED"
 	icStep(e)
 	if _, err := cliSvc.UpdateChat(context.Background(), e.Org.ID, a, app.ChatPatch{State: &closed,

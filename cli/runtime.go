@@ -159,7 +159,7 @@ func guardedClient(cfg Config, opt Options, followRedirects bool) (*http.Client,
 func (rt *Runtime) wireWebhooks(cfg Config, _ Options) error {
 	wc := cfg.Webhooks
 	observed := observedSender{next: rt.Service.Sender, metrics: rt.Metrics, maxAttempts: rt.Service.Webhooks.MaxAttempts()}
-	rt.Dispatcher = webhook.NewDispatcher(rt.Service, observed, wc.Workers, wc.MaxInFlightPerOrg, wc.Tick, rt.Log)
+	rt.Dispatcher = webhook.NewDispatcher(rt.Service, rt.Service.Clock, observed, wc.Workers, wc.MaxInFlightPerOrg, wc.Tick, rt.Log)
 	return nil
 }
 

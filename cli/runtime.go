@@ -132,6 +132,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	rt.DB.OnWorkQueued(func() {
 		rt.Dispatcher.Nudge()
 		rt.Sender.Nudge()
+		rt.Knowledge.Nudge()
 		rt.Runner.Nudge()
 	})
 	// Every commit that wrote stream events wakes the hub behind the SSE routes.

@@ -18,6 +18,7 @@ import (
 	"wsapi/app/janitor"
 	"wsapi/app/knowledge"
 	"wsapi/app/mail"
+	"wsapi/app/safehttp"
 	"wsapi/app/stream"
 	"wsapi/app/webhook"
 	"wsapi/sqlite"
@@ -149,10 +150,10 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	return nil
 }
 
-// guardedClient is the SSRF-guarded outbound client of webhooks and crawls.
+// guardedClient is the SSRF-guarded outbound client of webhooks, crawls and tool callbacks.
 func guardedClient(cfg Config, opt Options, followRedirects bool) (*http.Client, error) {
 	wc := cfg.Webhooks
-	return webhook.NewHTTPClient(webhook.ClientOptions{Timeout: wc.Timeout, AllowPrivate: wc.AllowPrivateTargets,
+	return safehttp.NewClient(safehttp.Options{Timeout: wc.Timeout, AllowPrivate: wc.AllowPrivateTargets,
 		CAFile: wc.CAFile, Resolver: opt.Resolver, FollowRedirects: followRedirects})
 }
 

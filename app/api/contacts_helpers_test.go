@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"database/sql"
-	"encoding/json"
 	"strconv"
 	"testing"
 	"time"
@@ -69,30 +68,6 @@ var (
 		"importance": "number", "created_at": "time", "updated_at": "time",
 	}
 )
-
-// ctEvents answers the envelopes a receiver got so far, decoded.
-func ctEvents(t *testing.T, rcv *apitest.Receiver) []map[string]any {
-	t.Helper()
-	var out []map[string]any
-	for _, r := range rcv.Requests() {
-		var env map[string]any
-		if err := json.Unmarshal(r.Body, &env); err != nil {
-			t.Fatalf("envelope is not JSON: %s", r.Body)
-		}
-		if env["type"] != r.Header.Get("x-webhook-event") {
-			t.Errorf("envelope type %v, header %q", env["type"], r.Header.Get("x-webhook-event"))
-		}
-		out = append(out, env)
-	}
-	return out
-}
-
-// ctWaitEvent waits for the n-th request (1-based) and answers its envelope.
-func ctWaitEvent(t *testing.T, rcv *apitest.Receiver, n int) map[string]any {
-	t.Helper()
-	rcv.Wait(t, n, 5*time.Second)
-	return ctEvents(t, rcv)[n-1]
-}
 
 // ctSettled waits until the endpoint's n deliveries have all SUCCEEDED. A test must not move
 // the manual clock while a delivery is in flight: past its lease, the dispatcher claims it

@@ -163,7 +163,7 @@ func TestMergeKeepsOptOuts(t *testing.T) {
 	}
 	rcv.Wait(t, 2, 5*time.Second)
 	types := []string{}
-	for _, env := range ctEvents(t, rcv) {
+	for _, env := range rcv.Envelopes(t) {
 		d := env["data"].(map[string]any)
 		if d["id"] != dst || d["unsubscribed"] != true || d["blocked"] != true || d["unsubscribe_reason"] != "unsubscribe_link" {
 			t.Errorf("event data %v", d)
@@ -195,7 +195,7 @@ func TestMergeKeepsEarliestOptOutWithoutNewEvent(t *testing.T) {
 		t.Errorf("merged %v; want blocked at %s", c, early)
 	}
 	// The target was already unsubscribed: only contact.blocked fires.
-	env := ctWaitEvent(t, rcv, 1)
+	env := rcv.WaitEnvelope(t, 1)
 	if env["type"] != app.EventContactBlocked || env["data"].(map[string]any)["id"] != dst {
 		t.Errorf("envelope %v", env)
 	}

@@ -23,7 +23,7 @@ func TestPatchBlockedSetsTimestampAndEmitsOnce(t *testing.T) {
 	if c["blocked"] != true || c["blocked_at"] != blockedAt || c["updated_at"] != blockedAt || c["unsubscribed"] != false {
 		t.Fatalf("after blocking: %v", c)
 	}
-	env := ctWaitEvent(t, rcv, 1)
+	env := rcv.WaitEnvelope(t, 1)
 	if env["type"] != app.EventContactBlocked || env["org_id"] != e.Org.ID {
 		t.Fatalf("envelope %v", env)
 	}
@@ -55,12 +55,12 @@ func TestPatchBlockedSetsTimestampAndEmitsOnce(t *testing.T) {
 	// Blocking again is a new false -> true change: a second event, a new blocked_at.
 	e.Clock.Advance(time.Minute)
 	c = e.Do("PATCH", path, e.AdminKey, map[string]any{"blocked": true, "name": "Renamed"}).Expect(200).Map()
-	env = ctWaitEvent(t, rcv, 2)
+	env = rcv.WaitEnvelope(t, 2)
 	if env["type"] != app.EventContactBlocked || env["data"].(map[string]any)["blocked_at"] != c["blocked_at"] ||
 		c["blocked_at"] == blockedAt || env["data"].(map[string]any)["name"] != "Renamed" {
 		t.Errorf("second block: contact %v, envelope %v", c, env)
 	}
-	if ctEvents(t, rcv)[0]["id"] == env["id"] {
+	if rcv.Envelopes(t)[0]["id"] == env["id"] {
 		t.Errorf("the second event reused the first event's id")
 	}
 }
@@ -81,7 +81,7 @@ func TestPatchUnsubscribedCarriesReasonAndFeedback(t *testing.T) {
 		c["unsubscribe_feedback"] != "Weekly would be fine" || c["blocked"] != false {
 		t.Fatalf("after unsubscribing: %v", c)
 	}
-	env := ctWaitEvent(t, rcv, 1)
+	env := rcv.WaitEnvelope(t, 1)
 	data := env["data"].(map[string]any)
 	apitest.ExpectShape(t, "contact.unsubscribed data", data, ctContactShape)
 	if env["type"] != app.EventContactUnsubscribed || data["id"] != id || data["unsubscribed"] != true ||
@@ -110,7 +110,7 @@ func TestPatchUnsubscribedCarriesReasonAndFeedback(t *testing.T) {
 	if c["unsubscribe_reason"] != app.ReasonManual || c["unsubscribe_feedback"] != nil {
 		t.Errorf("unsubscribe without reason: %v", c)
 	}
-	env = ctWaitEvent(t, rcv, 2)
+	env = rcv.WaitEnvelope(t, 2)
 	if d := env["data"].(map[string]any); env["type"] != app.EventContactUnsubscribed || d["unsubscribe_reason"] != app.ReasonManual {
 		t.Errorf("second envelope %v", env)
 	}
@@ -120,7 +120,7 @@ func TestPatchUnsubscribedCarriesReasonAndFeedback(t *testing.T) {
 	e.Do("PATCH", "/orgs/c/contacts/"+other, e.AdminKey, map[string]any{"blocked": true, "unsubscribed": true}).Expect(200)
 	rcv.Wait(t, 4, 5*time.Second)
 	types := []string{}
-	for _, env := range ctEvents(t, rcv)[2:] {
+	for _, env := range rcv.Envelopes(t)[2:] {
 		if env["data"].(map[string]any)["id"] != other {
 			t.Errorf("event %v is not about %s", env, other)
 		}

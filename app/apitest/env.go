@@ -46,6 +46,17 @@ func New(t testing.TB, configure ...func(*cli.Config)) *Env {
 // test can swap a collaborator (a sender that panics) without racing the workers.
 func NewPrepared(t testing.TB, prepare func(*cli.Runtime), configure ...func(*cli.Config)) *Env {
 	t.Helper()
+	var w io.Writer
+	if os.Getenv("APITEST_LOG") != "" {
+		w = os.Stderr
+	}
+	return NewLogged(t, w, prepare, configure...)
+}
+
+// NewLogged is NewPrepared with the server's log written as text to w (nil: discarded), for
+// tests of what the log says.
+func NewLogged(t testing.TB, w io.Writer, prepare func(*cli.Runtime), configure ...func(*cli.Config)) *Env {
+	t.Helper()
 	cfg := cli.DefaultConfig()
 	cfg.DB.Path = filepath.Join(t.TempDir(), "test.db")
 	cfg.Secrets.KeyFile = filepath.Join(filepath.Dir(cfg.DB.Path), "app.key")
@@ -65,8 +76,8 @@ func NewPrepared(t testing.TB, prepare func(*cli.Runtime), configure ...func(*cl
 	}
 	clock := app.NewManualClock(Start)
 	log := slog.New(slog.DiscardHandler)
-	if os.Getenv("APITEST_LOG") != "" {
-		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if w != nil {
+		log = slog.New(slog.NewTextHandler(w, nil))
 	}
 	opts := cli.Options{Clock: clock, Log: log, Resolver: Resolver}
 	rt, err := cli.Build(context.Background(), cfg, opts)

@@ -125,7 +125,7 @@ func (s *Service) newAudioFile(orgID, chatID, messageID, format string, data []b
 	name := id + "." + mf[1]
 	return ChatFile{ChatID: chatID, MessageID: messageID, Data: data, Audio: Audio{ID: id, FileFilename: name,
 		FilePath: "chats/" + chatID + "/" + name, FileSize: int64(len(data)), FileMimetype: mf[0],
-		FileURL:   strings.TrimSuffix(s.PublicURL, "/") + "/orgs/" + orgID + "/chats/" + chatID + "/files/" + id,
+		FileURL:   s.Links.ChatFile(orgID, chatID, id),
 		CreatedAt: s.now()}}
 }
 

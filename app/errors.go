@@ -11,18 +11,15 @@ import (
 // the domain never picks a status itself.
 type Code string
 
-// The codes of DESIGN.md's HTTP conventions.
+// The codes of DESIGN.md's error format that the domain's rules produce. The codes only
+// the transport produces (malformed JSON, an unknown method, a body too large, a rate limit,
+// an internal error) live in app/api.
 const (
-	CodeInvalidJSON      Code = "invalid_json"
-	CodeInvalidArgument  Code = "invalid_argument"
-	CodeUnauthenticated  Code = "unauthenticated"
-	CodePermission       Code = "permission_denied"
-	CodeNotFound         Code = "not_found"
-	CodeMethodNotAllowed Code = "method_not_allowed"
-	CodeConflict         Code = "conflict"
-	CodeTooLarge         Code = "payload_too_large"
-	CodeRateLimited      Code = "rate_limited"
-	CodeInternal         Code = "internal"
+	CodeInvalidArgument Code = "invalid_argument"
+	CodeUnauthenticated Code = "unauthenticated"
+	CodePermission      Code = "permission_denied"
+	CodeNotFound        Code = "not_found"
+	CodeConflict        Code = "conflict"
 )
 
 // Error is a failure the API can show to a client: a code, a message fit for people and,

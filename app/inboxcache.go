@@ -10,7 +10,7 @@ import (
 	"wsapi/app/vcache"
 )
 
-// inboxCache keeps recent inbox answers (a page, encoded once, or a list's count alone,
+// inboxCache keeps recent inbox answers (a page, or a list's count alone,
 // shared by the pages of a cursor walk) under the version of the data they were read from
 // (InboxTx.InboxVersion). Inbox views are asked for again and again by every agent's screen
 // while little changes; an answer is reused only while nothing it is made of has been
@@ -23,14 +23,6 @@ type inboxCache struct {
 
 func newInboxCache(limit int) *inboxCache {
 	return &inboxCache{answers: vcache.New[string, List[Chat]](limit)}
-}
-
-// CacheInbox keeps recent inbox answers in memory, up to chats chats in all (0: none).
-func (s *Service) CacheInbox(chats int) {
-	s.inbox = nil
-	if chats > 0 {
-		s.inbox = newInboxCache(chats)
-	}
 }
 
 // get answers the entry for key if it was read at version. Its Items are shared: read only.
@@ -81,9 +73,7 @@ func (c *inboxCache) cachedInbox(ctx context.Context, tx Tx, orgID string, f Inb
 		if err != nil {
 			return l, err
 		}
-		if l.Encoded, err = EncodeJSON(l.Items); err != nil {
-			return l, err
-		}
+		l.Stamp = Stamp{Key: key, Version: version}
 		c.put(key, version, l)
 		c.put(countKey, version, List[Chat]{Total: l.Total})
 		return l, nil

@@ -1,10 +1,5 @@
 package app
 
-import (
-	"context"
-	"strings"
-)
-
 // Unsubscribe reasons the service sets itself.
 const (
 	ReasonManual          = "manual"
@@ -12,35 +7,6 @@ const (
 	ReasonBounce          = "bounce"
 	ReasonComplaint       = "complaint"
 )
-
-// UpdateContact applies a PATCH. blocked and unsubscribed set or clear their timestamps; a
-// false -> true change emits contact.blocked / contact.unsubscribed in the same transaction.
-func (s *Service) UpdateContact(ctx context.Context, orgID, id string, in ContactPatch) (c Contact, err error) {
-	p := Problems{}
-	if in.Name != nil {
-		validateName(p, "name", *in.Name, 255)
-	}
-	if in.UnsubscribeReason != nil && CharCount(*in.UnsubscribeReason) > 255 {
-		p.Add("unsubscribe_reason", "must be at most 255 characters")
-	}
-	if in.UnsubscribeFeedback != nil && CharCount(*in.UnsubscribeFeedback) > 1000 {
-		p.Add("unsubscribe_feedback", "must be at most 1000 characters")
-	}
-	if err := p.Err(); err != nil {
-		return Contact{}, err
-	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
-		if c, err = tx.GetContact(orgID, id); err != nil {
-			return err
-		}
-		if in.Name != nil {
-			c.Name = strings.TrimSpace(*in.Name)
-		}
-		c, err = s.applyOptOuts(tx, c, in)
-		return err
-	})
-	return c, err
-}
 
 // applyOptOuts changes the opt-out flags, saves the contact and emits what turned on.
 func (s *Service) applyOptOuts(tx Tx, c Contact, in ContactPatch) (Contact, error) {

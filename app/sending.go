@@ -140,19 +140,18 @@ func (s *Service) planEmail(tx Tx, r Recipient, p *sendPlan) error {
 }
 
 func (s *Service) composeFor(r Recipient, b Broadcast, id EmailIdentity, d Domain) *OutboundEmail {
-	base := s.PublicURL
 	e := &OutboundEmail{FromEmail: id.Email, To: *r.Email, Subject: b.Subject, Text: b.Text, HTML: b.HTML,
 		MessageID:      r.ID + "@" + d.Domain,
-		UnsubscribeURL: base + "/u/" + s.Tokens.Sign("unsubscribe", r.ID),
+		UnsubscribeURL: s.Links.Unsubscribe(s.Tokens.Sign("unsubscribe", r.ID)),
 		DKIMDomain:     d.Domain, DKIMSelector: d.Selector, DKIMKeyPEM: d.PrivateKeyPEM}
 	if id.Name != nil {
 		e.FromName = *id.Name
 	}
 	if id.OpenTracking {
-		e.OpenPixelURL = base + "/t/o/" + s.Tokens.Sign("open", r.ID)
+		e.OpenPixelURL = s.Links.TrackOpen(s.Tokens.Sign("open", r.ID))
 	}
 	if id.ClickTracking {
-		e.ClickURL = func(target string) string { return base + "/t/c/" + s.Tokens.Sign("click", r.ID+"|"+target) }
+		e.ClickURL = func(target string) string { return s.Links.TrackClick(s.Tokens.Sign("click", r.ID+"|"+target)) }
 	}
 	return e
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
-	"time"
 )
 
 // Store runs work in a transaction. Write transactions are serialized on one connection, so
@@ -47,56 +45,6 @@ type Tx interface {
 	RunTx
 }
 
-// Service holds the business rules of every area. Handlers call it; it calls the Store.
-type Service struct {
-	Store Store
-	Clock Clock
-	Log   *slog.Logger
-	// Webhooks is the delivery policy; Resolver checks webhook hosts (nil: the system's);
-	// Sender makes delivery requests (set by the wiring, see app/webhook).
-	Webhooks WebhookPolicy
-	Resolver Resolver
-	Sender   WebhookSender
-	// Recorder counts what operators graph (app/metrics.go); nil: nothing.
-	Recorder Recorder
-	// PublicURL is where people reach the API (file and unsubscribe links).
-	PublicURL string
-	// DNS verifies domains (dns.resolver).
-	DNS TXTResolver
-	// Tokens signs unsubscribe and tracking links.
-	Tokens TokenSigner
-	// Mailer sends broadcast email; nil when email.smtp_url is empty.
-	Mailer Mailer
-	// KnowledgeMaxPages bounds a URL crawl (knowledge.max_pages).
-	KnowledgeMaxPages int
-	// OAuth holds the configured providers by connection type; OAuthClient talks to them.
-	OAuth       map[string]OAuthProvider
-	OAuthClient OAuthExchanger
-	// StreamRetention is how long stream events are kept for Last-Event-ID
-	// (events.stream_retention); LiveTexts answers the text of runs in flight (the hub).
-	StreamRetention time.Duration
-	LiveTexts       LiveTexts
-	// RunPolicy configures assistant runs; Runner aborts the runs under way in this
-	// process (nil: none run here).
-	RunPolicy RunPolicy
-	Runner    RunAborter
-	// Automation configures the assistant's intro, auto resolve, follow-ups and CSAT.
-	Automation AutomationPolicy
-	// inbox keeps recent inbox answers (CacheInbox); nil: each one is read.
-	inbox *inboxCache
-}
-
-// NewService wires a service; a nil clock means the system clock.
-func NewService(store Store, clock Clock, log *slog.Logger) *Service {
-	if clock == nil {
-		clock = SystemClock{}
-	}
-	if log == nil {
-		log = slog.Default()
-	}
-	return &Service{Store: checkedStore{store}, Clock: clock, Log: log}
-}
-
 func (s *Service) now() Time { return At(s.Clock.Now()) }
 
 // Page is the page/take pair of a list request.
@@ -117,8 +65,16 @@ type List[T any] struct {
 	Total int
 	// Next is the cursor of the following page on cursor-paginated lists, "" on the last.
 	Next string
-	// Encoded is Items as EncodeJSON writes them, when a cache already holds that; nil: encode Items.
-	Encoded []byte
+	// Stamp names the cached data a page was read from (the inbox's, app/inboxcache.go):
+	// answers with the same non-zero stamp hold the same items, so the HTTP layer may keep
+	// their encoding. Zero: not from a cache.
+	Stamp Stamp
+}
+
+// Stamp is a cache key and the version of the data it was read at.
+type Stamp struct {
+	Key     string
+	Version int64
 }
 
 // EncodeJSON is the JSON form of the API's bodies (HTML characters not escaped, a newline

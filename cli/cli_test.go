@@ -61,7 +61,7 @@ func withService(t *testing.T, path string, fn func(*app.Service)) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	fn(app.NewService(db, nil, nil))
+	fn(app.NewService(app.Deps{Store: db}))
 }
 
 // authenticates tells whether token is a working credential in the database.

@@ -27,16 +27,15 @@ type CORSConfig struct {
 	AllowedOrigins []string `mapstructure:"allowed_origins"`
 }
 
-// wireOps makes the runtime's metrics (before the workers, which report to them) and hooks
-// the store and the domain to them.
-func (rt *Runtime) wireOps() {
+// wireOps makes the runtime's metrics (before the service and the workers, which report to
+// them) and hooks the store to them.
+func (rt *Runtime) wireOps(clock app.Clock) {
 	m := api.NewMetrics()
 	rt.Metrics = m
-	rt.Service.Recorder = m
 	rt.DB.ObserveWriteWait(m.WriteWait)
 	writer, reader := rt.DB.Pools()
 	m.Registry.MustRegister(collectors.NewDBStatsCollector(reader, "reader"), collectors.NewDBStatsCollector(writer, "writer"))
-	m.WatchStore(rt.DB, rt.Service.Clock)
+	m.WatchStore(rt.DB, clock)
 }
 
 // apiOps is the HTTP layer's share of the operational settings.

@@ -11,30 +11,33 @@ import (
 	"wsapi/app/assist/openai"
 )
 
-// wireAssistants sets the run policy and makes the run worker with its providers.
+// wireAssistants makes the run worker with its providers.
 func (rt *Runtime) wireAssistants(cfg Config, opt Options) error {
 	m, a := cfg.Models, cfg.Assistants
 	providers, err := buildProviders(m, rt.Service)
 	if err != nil {
 		return err
 	}
-	rt.Service.RunPolicy = app.RunPolicy{Debounce: a.Debounce, HistoryMessages: a.HistoryMessages,
-		DefaultModel: m.DefaultModel(), Prices: m.Prices, Lease: runLease(m, a),
-		PromptMemories: a.PromptMemories}
-	rt.Service.Automation = app.AutomationPolicy{AutoResolveAfter: a.AutoResolveAfter, FollowUpAfter: a.FollowUpAfter,
-		MaxFollowUps: a.MaxFollowUps}
 	var secrets []string
 	for _, p := range m.Providers {
 		secrets = append(secrets, p.APIKey)
 	}
 	rt.Runner = assist.NewRunner(rt.Service, providers, assist.Config{Workers: a.Workers, PerOrg: a.MaxInFlightPerOrg, Tick: a.Tick,
-		FlushInterval: a.FlushInterval, Retries: a.Retries, MaxSteps: a.MaxSteps, Fallback: m.Fallback, Secrets: secrets}, rt.Log)
+		FlushInterval: a.FlushInterval, Retries: a.Retries, MaxSteps: a.MaxSteps, Fallback: m.Fallback, Secrets: secrets, Clock: rt.Service.Clock}, rt.Log)
 	// Chat tools' callbacks are tenant URLs: the guarded client of webhooks, its time limit.
 	if rt.Runner.HTTP, err = guardedClient(cfg, opt, false); err != nil {
 		return err
 	}
-	rt.Service.Runner = rt.Runner
+	rt.runs.runner = rt.Runner
 	return nil
+}
+
+// assistantPolicies are the service's run and automation policies.
+func assistantPolicies(cfg Config) (app.RunPolicy, app.AutomationPolicy) {
+	m, a := cfg.Models, cfg.Assistants
+	return app.RunPolicy{Debounce: a.Debounce, HistoryMessages: a.HistoryMessages,
+			DefaultModel: m.DefaultModel(), Prices: m.Prices, Lease: runLease(m, a), PromptMemories: a.PromptMemories},
+		app.AutomationPolicy{AutoResolveAfter: a.AutoResolveAfter, FollowUpAfter: a.FollowUpAfter, MaxFollowUps: a.MaxFollowUps}
 }
 
 // buildProviders makes one provider per configured name, and the builtin model.

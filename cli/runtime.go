@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,8 +18,7 @@ import (
 	"wsapi/app/janitor"
 	"wsapi/app/knowledge"
 	"wsapi/app/mail"
-	"wsapi/app/oauth"
-	"wsapi/app/secret"
+	"wsapi/app/safehttp"
 	"wsapi/app/stream"
 	"wsapi/app/webhook"
 	"wsapi/sqlite"
@@ -47,6 +44,7 @@ type Runtime struct {
 	ready atomic.Bool // /readyz: started and not draining
 
 	mailer  *mail.Mailer
+	runs    runAborter // the service's way to Runner
 	stop    context.CancelFunc
 	stopped chan struct{}
 }
@@ -84,11 +82,8 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc := app.NewService(db, opt.Clock, log)
-	svc.CacheInbox(cfg.DB.InboxCacheChats)
 	db.CacheChats(cfg.DB.InboxCacheChats)
-	rt := &Runtime{Config: cfg, DB: db, Service: svc, Log: log}
-	rt.wireOps()
+	rt := &Runtime{Config: cfg, DB: db, Log: log}
 	if err := rt.wire(cfg, opt); err != nil {
 		db.Close()
 		return nil, err
@@ -104,7 +99,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		db.Close()
 		return nil, err
 	}
-	handler := api.New(svc, db, api.Config{
+	handler := api.New(rt.Service, db, api.Config{
 		MaxBodyBytes:       cfg.HTTP.MaxBodyBytes,
 		RateLimitPerMinute: cfg.HTTP.RateLimitPerMinute,
 		TrustedProxies:     proxies,
@@ -115,33 +110,35 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		Hub:                rt.Hub,
 		StreamHeartbeat:    cfg.Events.StreamHeartbeat,
 		Ops:                rt.apiOps(cfg),
+		InboxCacheChats:    cfg.DB.InboxCacheChats,
+		PublicURL:          cfg.HTTP.PublicURL,
 	}, log)
 	rt.Handler = handler
 	return rt, nil
 }
 
-// wire connects the service to its collaborators and makes the background workers.
+// wire makes the service with its collaborators, then the background workers.
 func (rt *Runtime) wire(cfg Config, opt Options) error {
-	box, err := secret.LoadOrCreate(cfg.keyFile())
+	deps, err := rt.deps(cfg, opt)
 	if err != nil {
 		return err
 	}
-	rt.DB.SetSealer(box)
-	rt.Service.Tokens = box.Signer()
-	rt.Service.PublicURL = cfg.HTTP.PublicURL
-	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireEmail, rt.wireKnowledge, rt.wireAssistants} {
+	rt.Service = app.NewService(deps)
+	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireKnowledge, rt.wireAssistants} {
 		if err := step(cfg, opt); err != nil {
 			return err
 		}
 	}
-	rt.wireOAuth(cfg)
+	rt.Sender = mail.NewWorker(rt.Service, cfg.Email.Workers, cfg.Email.MaxInFlightPerOrg, cfg.Email.Tick, rt.Log)
 	// Every commit that queues background work wakes the workers at once.
 	rt.DB.OnWorkQueued(func() {
 		rt.Dispatcher.Nudge()
 		rt.Sender.Nudge()
+		rt.Knowledge.Nudge()
 		rt.Runner.Nudge()
 	})
-	rt.wireStream(cfg)
+	// Every commit that wrote stream events wakes the hub behind the SSE routes.
+	rt.DB.OnStreamed(rt.Hub.Nudge)
 	rt.Runner.Live = rt.Hub // streamed text reaches the chat streams as it arrives
 	rt.Janitor = &janitor.Janitor{Interval: time.Minute, Log: rt.Log, Tasks: []janitor.Task{
 		{Name: "webhook delivery retention", Run: rt.Service.PurgeDeliveries},
@@ -154,36 +151,18 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	return nil
 }
 
-// wireStream makes the event hub behind the SSE routes; every commit that wrote stream
-// events wakes it.
-func (rt *Runtime) wireStream(cfg Config) {
-	rt.Hub = stream.New(rt.DB, stream.Options{Buffer: cfg.Events.StreamBuffer, Log: rt.Log})
-	rt.DB.OnStreamed(rt.Hub.Nudge)
-	rt.Service.LiveTexts = rt.Hub
-	rt.Service.StreamRetention = cfg.Events.StreamRetention
-}
-
-// guardedClient is the SSRF-guarded outbound client of webhooks and crawls.
+// guardedClient is the SSRF-guarded outbound client of webhooks, crawls and tool callbacks.
 func guardedClient(cfg Config, opt Options, followRedirects bool) (*http.Client, error) {
 	wc := cfg.Webhooks
-	return webhook.NewHTTPClient(webhook.ClientOptions{Timeout: wc.Timeout, AllowPrivate: wc.AllowPrivateTargets,
+	return safehttp.NewClient(safehttp.Options{Timeout: wc.Timeout, AllowPrivate: wc.AllowPrivateTargets,
 		CAFile: wc.CAFile, Resolver: opt.Resolver, FollowRedirects: followRedirects})
 }
 
-// wireWebhooks sets the delivery policy, the guarded sender and the dispatcher.
-func (rt *Runtime) wireWebhooks(cfg Config, opt Options) error {
+// wireWebhooks makes the dispatcher, which sends through the service's guarded sender.
+func (rt *Runtime) wireWebhooks(cfg Config, _ Options) error {
 	wc := cfg.Webhooks
-	rt.Service.Webhooks = app.WebhookPolicy{RetrySchedule: wc.RetrySchedule, DisableAfter: wc.DisableAfter,
-		Timeout: wc.Timeout, Retention: wc.Retention, AllowPrivateTargets: wc.AllowPrivateTargets}
-	rt.Service.Resolver = opt.Resolver
-	client, err := guardedClient(cfg, opt, false)
-	if err != nil {
-		return err
-	}
-	sender := &webhook.Sender{HTTP: client, Clock: rt.Service.Clock}
-	rt.Service.Sender = sender
-	observed := observedSender{next: sender, metrics: rt.Metrics, maxAttempts: rt.Service.Webhooks.MaxAttempts()}
-	rt.Dispatcher = webhook.NewDispatcher(rt.Service, observed, wc.Workers, wc.MaxInFlightPerOrg, wc.Tick, rt.Log)
+	observed := observedSender{next: rt.Service.Sender, metrics: rt.Metrics, maxAttempts: rt.Service.Webhooks.MaxAttempts()}
+	rt.Dispatcher = webhook.NewDispatcher(rt.Service, rt.Service.Clock, observed, wc.Workers, wc.MaxInFlightPerOrg, wc.Tick, rt.Log)
 	return nil
 }
 
@@ -198,18 +177,7 @@ func (rt *Runtime) wireKnowledge(cfg Config, opt Options) error {
 		Time: time.Duration(kc.MaxExtractSeconds) * time.Second, Pages: kc.MaxPagesPerFile, Bytes: kc.MaxFileBytes}}
 	rt.Knowledge = &knowledge.Processor{Service: rt.Service, HTTP: crawler, Extract: extract, Tick: kc.Tick,
 		Workers: kc.Workers, PerOrg: kc.MaxInFlightPerOrg, Log: rt.Log}
-	rt.Service.KnowledgeMaxPages = cfg.Knowledge.MaxPages
 	return nil
-}
-
-// wireOAuth registers the configured providers; viper lowercases map keys, types are upper.
-func (rt *Runtime) wireOAuth(cfg Config) {
-	rt.Service.OAuthClient = oauth.New()
-	rt.Service.OAuth = map[string]app.OAuthProvider{}
-	for typ, p := range cfg.OAuth.Providers {
-		rt.Service.OAuth[strings.ToUpper(typ)] = app.OAuthProvider{ClientID: p.ClientID, ClientSecret: p.ClientSecret,
-			AuthURL: p.AuthURL, TokenURL: p.TokenURL, UserinfoURL: p.UserinfoURL, APIURL: p.APIURL, Scopes: p.Scopes}
-	}
 }
 
 // Start runs the background workers until Close.
@@ -268,27 +236,4 @@ func (rt *Runtime) Close() error {
 		rt.mailer.Close()
 	}
 	return rt.DB.Close()
-}
-
-// wireEmail sets the DNS resolver for domain checks, the SMTP mailer (when email.smtp_url is
-// set) and the broadcast sender.
-func (rt *Runtime) wireEmail(cfg Config, _ Options) error {
-	rt.Service.DNS = net.DefaultResolver
-	if addr := cfg.DNS.Resolver; addr != "" {
-		rt.Service.DNS = newConfiguredDNS(addr)
-	}
-	if cfg.Email.SMTPURL != "" {
-		if !strings.HasPrefix(cfg.HTTP.PublicURL, "https://") {
-			rt.Log.Warn("email is configured but http.public_url is not https: unsubscribe links are plain http "+
-				"and mail goes out without RFC 8058 one-click unsubscribe (List-Unsubscribe-Post); set http.public_url",
-				"public_url", cfg.HTTP.PublicURL)
-		}
-		m, err := mail.New(cfg.Email.SMTPURL, cfg.Email.CAFile, cfg.Email.Workers, rt.Service.Clock)
-		if err != nil {
-			return err
-		}
-		rt.Service.Mailer, rt.mailer = m, m
-	}
-	rt.Sender = mail.NewWorker(rt.Service, cfg.Email.Workers, cfg.Email.MaxInFlightPerOrg, cfg.Email.Tick, rt.Log)
-	return nil
 }

@@ -27,8 +27,8 @@ func newClaimEnv(t *testing.T) *claimEnv {
 	}
 	db.SetSealer(box)
 	clock := app.NewManualClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	svc := app.NewService(db, clock, nil)
-	svc.Webhooks = app.WebhookPolicy{AllowPrivateTargets: true, Timeout: time.Second}
+	svc := app.NewService(app.Deps{Store: db, Clock: clock,
+		Webhooks: app.WebhookPolicy{AllowPrivateTargets: true, Timeout: time.Second}})
 	return &claimEnv{db: db, svc: svc, clock: clock}
 }
 

@@ -49,6 +49,7 @@ func (t *Tx) CreateKnowledge(k app.KnowledgeContent) error {
 		k.ChunksCount, k.ChunksProcessed, k.CreatedAt, k.UpdatedAt); err != nil {
 		return err
 	}
+	t.queueKnowledge(k)
 	if k.Data == nil {
 		return nil
 	}
@@ -186,12 +187,19 @@ func (t *Tx) ResetKnowledge(id string) error {
 	return err
 }
 
+// queueKnowledge marks the transaction as queuing work when k waits for the processor, so
+// the commit nudges it.
+func (t *Tx) queueKnowledge(k app.KnowledgeContent) {
+	t.queued = t.queued || (k.Status == "PENDING" && k.ParentContentID == nil)
+}
+
 // SetKnowledgeProgress writes status, error and chunk counters.
 func (t *Tx) SetKnowledgeProgress(k app.KnowledgeContent) error {
 	lease := "lease_until"
 	if k.Status != "PROCESSING" {
 		lease = "NULL"
 	}
+	t.queueKnowledge(k)
 	return t.execOne("knowledge content", `UPDATE knowledge_contents SET status = ?, error = ?, chunks_count = ?,
 		chunks_processed = ?, size = ?, lease_until = `+lease+`, updated_at = ? WHERE id = ?`,
 		k.Status, k.Error, k.ChunksCount, k.ChunksProcessed, k.Size, k.UpdatedAt, k.ID)

@@ -36,44 +36,30 @@ func TestOrgTreeReach(t *testing.T) {
 	weak := e.Member(e.AdminKey, a.ID, "weak", noPerms.ID)
 	weakKey := e.Key(e.AdminKey, a.ID, weak.ID)
 
-	cases := []struct {
-		name, key, path string
-		status          int
-		wantID          string
-	}{
-		{"sub-org key, c is the sub-org", aKey, "/orgs/c", 200, a.ID},
-		{"sub-org key, own id", aKey, "/orgs/" + a.ID, 200, a.ID},
-		{"sub-org key, parent", aKey, "/orgs/" + e.Org.ID, 404, ""},
-		{"sub-org key, sibling", aKey, "/orgs/" + b.ID, 404, ""},
-		{"sub-org key, sibling members", aKey, "/orgs/" + b.ID + "/members", 404, ""},
-		{"sub-org key, own child", aKey, "/orgs/" + a1.ID, 200, a1.ID},
-		{"sub-org key, unknown org", aKey, "/orgs/org_AAAAAAAAAAAAAAAAAAAA", 404, ""},
-		{"parent key, c is the parent", e.AdminKey, "/orgs/c", 200, e.Org.ID},
-		{"parent key, child by id", e.AdminKey, "/orgs/" + a.ID, 200, a.ID},
-		{"parent key, grandchild by id", e.AdminKey, "/orgs/" + a1.ID, 200, a1.ID},
-		{"child key cannot reach parent's object", aKey, "/orgs/c/members/" + e.Owner.ID, 404, ""},
-		{"object of sibling through own org", aKey, "/orgs/c/members/" + bMember.ID, 404, ""},
-		{"object of child through parent's c", e.AdminKey, "/orgs/c/members/" + aMember.ID, 404, ""},
-		{"object of child through child id", e.AdminKey, "/orgs/" + a.ID + "/members/" + aMember.ID, 200, aMember.ID},
-		{"no permission, unreachable org: 404 not 403", weakKey, "/orgs/" + b.ID + "/members", 404, ""},
-		{"no permission, own org: 403", weakKey, "/orgs/c/members", 403, ""},
+	get := func(name, key, path, id string) apitest.Scenario {
+		return apitest.Scenario{Name: name, Method: "GET", URL: path, Key: key, Status: 200, JSON: map[string]any{"id": id}}
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			e := envFor(t, e)
-			res := e.Do("GET", tc.path, tc.key, nil)
-			switch tc.status {
-			case 404:
-				res.ExpectError(404, "not_found")
-			case 403:
-				res.ExpectError(403, "permission_denied")
-			default:
-				if got := res.Expect(tc.status).Map()["id"]; got != tc.wantID {
-					t.Fatalf("id %v, want %v", got, tc.wantID)
-				}
-			}
-		})
+	hidden := func(name, key, path string) apitest.Scenario {
+		return apitest.Scenario{Name: name, Method: "GET", URL: path, Key: key, Status: 404, Code: "not_found"}
 	}
+	e.Run(t, []apitest.Scenario{
+		get("sub-org key, c is the sub-org", aKey, "/orgs/c", a.ID),
+		get("sub-org key, own id", aKey, "/orgs/"+a.ID, a.ID),
+		hidden("sub-org key, parent", aKey, "/orgs/"+e.Org.ID),
+		hidden("sub-org key, sibling", aKey, "/orgs/"+b.ID),
+		hidden("sub-org key, sibling members", aKey, "/orgs/"+b.ID+"/members"),
+		get("sub-org key, own child", aKey, "/orgs/"+a1.ID, a1.ID),
+		hidden("sub-org key, unknown org", aKey, "/orgs/org_AAAAAAAAAAAAAAAAAAAA"),
+		get("parent key, c is the parent", e.AdminKey, "/orgs/c", e.Org.ID),
+		get("parent key, child by id", e.AdminKey, "/orgs/"+a.ID, a.ID),
+		get("parent key, grandchild by id", e.AdminKey, "/orgs/"+a1.ID, a1.ID),
+		hidden("child key cannot reach parent's object", aKey, "/orgs/c/members/"+e.Owner.ID),
+		hidden("object of sibling through own org", aKey, "/orgs/c/members/"+bMember.ID),
+		hidden("object of child through parent's c", e.AdminKey, "/orgs/c/members/"+aMember.ID),
+		get("object of child through child id", e.AdminKey, "/orgs/"+a.ID+"/members/"+aMember.ID, aMember.ID),
+		hidden("no permission, unreachable org: 404 not 403", weakKey, "/orgs/"+b.ID+"/members"),
+		{Name: "no permission, own org: 403", Method: "GET", URL: "/orgs/c/members", Key: weakKey, Status: 403, Code: "permission_denied"},
+	})
 }
 
 // TestPermissions: a custom role grants exactly its permissions, and write implies read.
@@ -115,7 +101,7 @@ func TestPermissions(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := envFor(t, e)
+			e := e.For(t)
 			key := e.RoleKey(e.Org.ID, tc.perms...)
 			res := e.Do(tc.method, tc.path, key, tc.body)
 			if tc.status == 403 {
@@ -133,14 +119,14 @@ func TestBuiltinMemberRole(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	_, key := memberKey(e, e.Org.ID, app.RoleMember)
-	runAll(t, e, []apiCall{
-		{name: "read org", method: "GET", path: "/orgs/c", key: key, status: 200},
-		{name: "read members", method: "GET", path: "/orgs/c/members", key: key, status: 200},
-		{name: "patch org", method: "PATCH", path: "/orgs/c", key: key, body: map[string]any{"name": "x"}, status: 403, code: "permission_denied"},
-		{name: "create member", method: "POST", path: "/orgs/c/members", key: key,
-			body: map[string]any{"name": "x", "email": "x@example.com"}, status: 403, code: "permission_denied"},
-		{name: "create sub-org", method: "POST", path: "/orgs/c/sub-orgs", key: key, body: map[string]any{"name": "x"}, status: 403, code: "permission_denied"},
-		{name: "create own key", method: "POST", path: "/orgs/c/keys", key: key, body: map[string]any{"name": "mine"}, status: 201},
+	e.Run(t, []apitest.Scenario{
+		{Name: "read org", Method: "GET", URL: "/orgs/c", Key: key, Status: 200},
+		{Name: "read members", Method: "GET", URL: "/orgs/c/members", Key: key, Status: 200},
+		{Name: "patch org", Method: "PATCH", URL: "/orgs/c", Key: key, Body: map[string]any{"name": "x"}, Status: 403, Code: "permission_denied"},
+		{Name: "create member", Method: "POST", URL: "/orgs/c/members", Key: key,
+			Body: map[string]any{"name": "x", "email": "x@example.com"}, Status: 403, Code: "permission_denied"},
+		{Name: "create sub-org", Method: "POST", URL: "/orgs/c/sub-orgs", Key: key, Body: map[string]any{"name": "x"}, Status: 403, Code: "permission_denied"},
+		{Name: "create own key", Method: "POST", URL: "/orgs/c/keys", Key: key, Body: map[string]any{"name": "mine"}, Status: 201},
 	})
 }
 
@@ -212,7 +198,7 @@ func TestUnauthenticated(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := envFor(t, e)
+			e := e.For(t)
 			res := e.Send(withAuthorization(t, e, "GET", tc.path, tc.auth)).ExpectError(401, "unauthenticated")
 			if res.Header.Get("WWW-Authenticate") == "" {
 				t.Error("401 without WWW-Authenticate")
@@ -227,7 +213,7 @@ func TestBearerSchemeCaseInsensitive(t *testing.T) {
 	e := apitest.New(t)
 	for _, scheme := range []string{"Bearer", "bearer", "BEARER"} {
 		t.Run(scheme, func(t *testing.T) {
-			e := envFor(t, e)
+			e := e.For(t)
 			e.Send(withAuthorization(t, e, "GET", "/orgs/c", scheme+" "+e.AdminKey)).Expect(200)
 		})
 	}

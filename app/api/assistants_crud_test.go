@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"wsapi/app/apitest"
 )
 
 func TestAssistantCRUD(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	a := chAssistant(e, e.AdminKey, "c", map[string]any{"name": "Support"})
 	id := a["id"].(string)
 	path := "/orgs/c/assistants/" + id
@@ -65,7 +67,7 @@ func TestAssistantCRUD(t *testing.T) {
 
 func TestAssistantConfigValidation(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	cases := []struct {
 		config map[string]any
 		field  string // "" when valid
@@ -90,7 +92,7 @@ func TestAssistantConfigValidation(t *testing.T) {
 	}
 	for i, c := range cases {
 		t.Run(fmt.Sprint(i, c.field), func(t *testing.T) {
-			e := chFor(t, e)
+			e := e.For(t)
 			res := e.Do("POST", "/orgs/c/assistants", e.AdminKey, map[string]any{"name": "a", "config": c.config})
 			if c.field == "" {
 				res.Expect(201)
@@ -108,7 +110,7 @@ func TestAssistantConfigValidation(t *testing.T) {
 
 func TestAssistantListSearchAndPagination(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	var names []string
 	for i := range 7 {
 		n := fmt.Sprintf("Sales %02d", i)

@@ -154,7 +154,7 @@ func (s *Server) inbox(rq *Request) error {
 	if err != nil {
 		return err
 	}
-	writeList(rq.W, pg, l)
+	s.inboxPages.write(rq.W, pg, l)
 	return nil
 }
 

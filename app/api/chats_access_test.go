@@ -4,13 +4,15 @@ import (
 	"encoding/base64"
 	"net/url"
 	"testing"
+
+	"wsapi/app/apitest"
 )
 
 // TestChatRoutesOfAnotherOrg: every chat, message, file and assistant id of another
 // organization is 404 on every route, reached through `c` or through the other org's id.
 func TestChatRoutesOfAnotherOrg(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	// Two sibling sub-organizations, each with its own ADMIN key.
 	a, akey := e.OrgWithAdmin("Alpha")
 	b, bkey := e.OrgWithAdmin("Beta")
@@ -56,7 +58,7 @@ func TestChatRoutesOfAnotherOrg(t *testing.T) {
 	for _, r := range routes {
 		for _, org := range []string{"c", b.ID} {
 			t.Run(r.method+" "+org+r.path, func(t *testing.T) {
-				chFor(t, e).Do(r.method, "/orgs/"+org+r.path, akey, r.body).ExpectError(404, "not_found")
+				e.For(t).Do(r.method, "/orgs/"+org+r.path, akey, r.body).ExpectError(404, "not_found")
 			})
 		}
 	}
@@ -93,7 +95,7 @@ func TestChatRoutesOfAnotherOrg(t *testing.T) {
 // TestInboxPermissions: GET /inbox needs inbox:read; writing chats needs inbox:write.
 func TestInboxPermissions(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	chat := chChat(e, e.AdminKey, "c", nil)["id"].(string)
 	none := e.RoleKey(e.Org.ID, "contacts:read")
 	read := e.RoleKey(e.Org.ID, "inbox:read")

@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
@@ -9,20 +8,6 @@ import (
 	"wsapi/app"
 	"wsapi/app/apitest"
 )
-
-// chEnvelopes answers the envelopes a receiver got so far, decoded.
-func chEnvelopes(t *testing.T, rcv *apitest.Receiver) []map[string]any {
-	t.Helper()
-	var out []map[string]any
-	for _, r := range rcv.Requests() {
-		var env map[string]any
-		if err := json.Unmarshal(r.Body, &env); err != nil {
-			t.Fatalf("envelope is not JSON: %s", r.Body)
-		}
-		out = append(out, env)
-	}
-	return out
-}
 
 // chEnvelopeOf finds the envelope whose data is the chat answered by a PATCH at the same
 // moment (ordering of deliveries is not guaranteed, so match on content).
@@ -40,7 +25,7 @@ func chEnvelopeOf(envs []map[string]any, patched map[string]any) map[string]any 
 // internal chat deliver nothing.
 func TestChatAssignedEvent(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	rcv := apitest.NewReceiver(t)
 	w := e.Webhook(e.AdminKey, "c", rcv.URL, app.EventChatAssigned)
 	asst := chAssistant(e, e.AdminKey, "c", map[string]any{"name": "Triage"})
@@ -63,7 +48,7 @@ func TestChatAssignedEvent(t *testing.T) {
 	step(map[string]any{"assigned_user_id": nil})                       // unassigned
 	rcv.Wait(t, 3, 5*time.Second)
 
-	envs := chEnvelopes(t, rcv)
+	envs := rcv.Envelopes(t)
 	wantAssignee := []string{a.ID, b.ID, ""}
 	for i, c := range patched {
 		env := chEnvelopeOf(envs, c)
@@ -73,7 +58,7 @@ func TestChatAssignedEvent(t *testing.T) {
 		if env["type"] != app.EventChatAssigned || env["org_id"] != e.Org.ID || env["created_at"] != c["updated_at"] {
 			t.Errorf("change %d: envelope %v", i, env)
 		}
-		chShape(t, "data", env["data"].(map[string]any), chWith(chChatShape, "last_message", "absent"))
+		apitest.ExpectShape(t, "data", env["data"].(map[string]any), chWith(chChatShape, "last_message", "absent"))
 		st := chState(env["data"].(map[string]any))
 		if st["channel_type"] != "whatsapp" || chObj(st, "assistant")["id"] != asst["id"] {
 			t.Errorf("change %d: state %v", i, st)
@@ -115,7 +100,7 @@ func TestChatAssignedEvent(t *testing.T) {
 		t.Fatalf("%d deliveries, want 5 (4 changes of assignee and the last one)", len(ds))
 	}
 	rcv.Quiet(t, 5, 100*time.Millisecond)
-	envs = chEnvelopes(t, rcv)
+	envs = rcv.Envelopes(t)
 	ids := map[string]bool{}
 	for _, env := range envs {
 		ids[env["id"].(string)] = true

@@ -4,11 +4,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"wsapi/app/apitest"
 )
 
 func TestChatCreate(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	ct := chContact(e, e.AdminKey, "c", "Grace", map[string]any{"type": "telegram", "username": "grace"},
 		map[string]any{"type": "email", "email": "grace@example.com"})
 
@@ -93,7 +95,7 @@ func TestChatCreate(t *testing.T) {
 
 func TestChatPatch(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	chat := chConversation(e, e.AdminKey, "c", "Linus")
 	id := chat["id"].(string)
 	patch := func(body map[string]any) map[string]any { t.Helper(); return chPatch(e, e.AdminKey, "c", id, body) }
@@ -165,7 +167,7 @@ func TestChatPatch(t *testing.T) {
 
 func TestChatAssignment(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	chat := chConversation(e, e.AdminKey, "c", "Ken")
 	id := chat["id"].(string)
 	agent := e.Member(e.AdminKey, "c", "Agent Smith", "MEMBER")

@@ -27,7 +27,7 @@ type chEvents struct {
 
 func TestChatMediaAndSyncEvents(t *testing.T) {
 	t.Parallel()
-	env := chEnv(t)
+	env := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	e := &chEvents{Env: env, id: chConversation(env, env.AdminKey, "c", "Voice")["id"].(string)}
 	events := "/orgs/c/chats/" + e.id + "/events"
 
@@ -44,7 +44,7 @@ func TestChatMediaAndSyncEvents(t *testing.T) {
 	audio1 := []byte("ID3\x03\x00fake mp3 frames \x00\xff\xfe")
 	e.Clock.Advance(time.Second)
 	m := chMedia(e, audio1, "mp3")
-	chShape(t, "media message", m, chMessageShape)
+	apitest.ExpectShape(t, "media message", m, chMessageShape)
 	if m["status"] != "RUNNING" || m["role"] != "user" {
 		t.Errorf("media message %v", m)
 	}
@@ -53,7 +53,7 @@ func TestChatMediaAndSyncEvents(t *testing.T) {
 		t.Fatalf("parts %v", parts)
 	}
 	a := chObj(parts[0], "audio")
-	chShape(t, "audio", a, map[string]string{"id": "string", "file_path": "string", "file_filename": "string",
+	apitest.ExpectShape(t, "audio", a, map[string]string{"id": "string", "file_path": "string", "file_filename": "string",
 		"file_size": "number", "file_mimetype": "string", "file_url": "string", "created_at": "time"})
 	if a["file_size"] != float64(len(audio1)) || a["file_mimetype"] != "audio/mpeg" || !strings.HasSuffix(a["file_filename"].(string), ".mp3") {
 		t.Errorf("audio %v", a)
@@ -84,7 +84,7 @@ func TestChatMediaAndSyncEvents(t *testing.T) {
 	if len(parts) != 2 || chObj(parts[1], "audio")["file_mimetype"] != "audio/wav" || chObj(parts[0], "audio")["id"] != a["id"] {
 		t.Errorf("parts after the second media %v", parts)
 	}
-	if n := chCount(env, e.AdminKey, "/orgs/c/chats/"+e.id+"/messages"); n != 2 {
+	if n := env.Count(e.AdminKey, "/orgs/c/chats/"+e.id+"/messages"); n != 2 {
 		t.Errorf("%d messages, want 2 (the typed one and the in-flight one)", n)
 	}
 	// sync answers the in-flight message.
@@ -121,7 +121,7 @@ func TestChatMediaAndSyncEvents(t *testing.T) {
 
 func TestChatFilesQuery(t *testing.T) {
 	t.Parallel()
-	env := chEnv(t)
+	env := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	e := &chEvents{Env: env, id: chChat(env, env.AdminKey, "c", nil)["id"].(string)}
 	var names = map[string]string{}
 	for _, format := range []string{"mp3", "pcm-wav", "mp3", "m4a"} {
@@ -168,7 +168,7 @@ func TestChatFilesQuery(t *testing.T) {
 
 func TestMessageReactions(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	id := chChat(e, e.AdminKey, "c", nil)["id"].(string)
 	msg := chMsg(e, e.AdminKey, "c", id, "admin", "react to me")["id"].(string)
 	path := "/orgs/c/chats/" + id + "/messages/" + msg + "/reaction"

@@ -4,38 +4,16 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"wsapi/app"
 	"wsapi/app/apitest"
-	"wsapi/cli"
 )
 
 // Helpers of the chats, inbox and assistants tests; every name starts with ch so that it
 // cannot clash with the helpers of the other test files of the package.
-
-// chEnv starts a server whose rate limit does not get in the way (the limiter runs on the
-// manual clock, so it never refills).
-func chEnv(t *testing.T) *apitest.Env {
-	t.Helper()
-	return apitest.New(t, func(c *cli.Config) {
-		c.HTTP.RateLimitPerMinute = 1_000_000
-		// These tests shape chats by hand on the manual clock; an assistant answering a contact
-		// message under them would change what they read (runs are tested in app/assist).
-		c.Assistants.Debounce = 365 * 24 * time.Hour
-	})
-}
-
-// chFor is a copy of e that reports failures to the subtest t.
-func chFor(t *testing.T, e *apitest.Env) *apitest.Env {
-	c := *e
-	c.T = t
-	return &c
-}
 
 // chText is the messages body of a one-part text turn.
 func chText(role, text string) []map[string]any {
@@ -125,17 +103,6 @@ func chQ(kv ...string) string {
 	return v.Encode()
 }
 
-// chCount answers the pagination-count header of a list.
-func chCount(e *apitest.Env, key, path string) int {
-	e.T.Helper()
-	res := e.Do("GET", path, key, nil).Expect(200)
-	n, err := strconv.Atoi(res.Header.Get("pagination-count"))
-	if err != nil {
-		e.T.Fatalf("GET %s: pagination-count %q", path, res.Header.Get("pagination-count"))
-	}
-	return n
-}
-
 // chCaller is the bootstrap owner acting on the bootstrap organization, for creating data
 // through the service faster than over HTTP.
 func chCaller(e *apitest.Env) app.Caller {
@@ -159,30 +126,6 @@ func chSameList(t *testing.T, what string, got, want []string) {
 		t.Errorf("%s:\n got %v\nwant %v", what, got, want)
 	}
 }
-
-// chSameSet fails unless got and want hold the same strings in any order.
-func chSameSet(t *testing.T, what string, got, want []string) {
-	t.Helper()
-	seen := map[string]int{}
-	for _, s := range want {
-		seen[s]++
-	}
-	for _, s := range got {
-		seen[s]--
-	}
-	for s, n := range seen {
-		if n != 0 {
-			t.Errorf("%s: got %v, want %v (differs on %s)", what, got, want, s)
-			return
-		}
-	}
-}
-
-// The shape checker is shared with every package's tests.
-var (
-	chShape = apitest.ExpectShape
-	chKind  = apitest.JSONKind
-)
 
 // Field lists of the spec (with the few fields the service adds, marked).
 var (

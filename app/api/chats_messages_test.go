@@ -12,7 +12,7 @@ import (
 
 func TestMessageCountersAndRead(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	chat := chConversation(e, e.AdminKey, "c", "Barbara")
 	id := chat["id"].(string)
 	agent := e.Member(e.AdminKey, "c", "Agent Carter", "MEMBER")
@@ -97,7 +97,7 @@ func TestMessageCountersAndRead(t *testing.T) {
 
 func TestMessageStatusSetsChatStatus(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	id := chChat(e, e.AdminKey, "c", nil)["id"].(string)
 	for _, s := range []string{"RUNNING", "FAILED", "CANCELED", "COMPLETED"} {
 		body := map[string]any{"role": "assistant", "status": s, "messages": chText("assistant", s)}
@@ -120,7 +120,7 @@ func TestMessageStatusSetsChatStatus(t *testing.T) {
 // TestMessageCursorWalk walks 250 messages with take=100 and the pagination-next cursor.
 func TestMessageCursorWalk(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	id := chConversation(e, e.AdminKey, "c", "Walker")["id"].(string)
 	var want []string
 	roles := []string{"user", "assistant", "admin"}

@@ -3,6 +3,8 @@ package api_test
 import (
 	"strings"
 	"testing"
+
+	"wsapi/app/apitest"
 )
 
 // chLabels is the label of each value of a metadata set.
@@ -16,7 +18,7 @@ func chLabels(md map[string]any, set string) map[string]string {
 
 func TestMetadata(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	get := func(q string) map[string]any {
 		t.Helper()
 		return e.Do("GET", "/metadata"+q, "", nil).Expect(200).Map()

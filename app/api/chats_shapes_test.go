@@ -5,13 +5,15 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"wsapi/app/apitest"
 )
 
 // TestChatJSONShape compares a chat, its members, state and messages with the spec's field
 // lists, before and after a message, an assignment and a CSAT score.
 func TestChatJSONShape(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	asst := chAssistant(e, e.AdminKey, "c", map[string]any{"name": "Helper", "avatar_url": "https://cdn.example.com/a.png",
 		"config": map[string]any{"language": "en", "model": "openai:gpt-4o", "conversation": map[string]any{
 			"welcome_banner": "Hi!", "suggested_messages": []string{"Pricing?", "Hours?"}, "auto_intro_message": "I am Helper",
@@ -24,8 +26,8 @@ func TestChatJSONShape(t *testing.T) {
 			"icon": "search", "icon_url": "https://cdn.example.com/i.png", "connection_id": "conn_1", "callback": "https://x.example.com/cb",
 			"parameters": map[string]any{"type": "object"}, "enabled_by_default": true}}})
 
-	chShape(t, "chat", chat, chWith(chChatShape, "last_message", "absent"))
-	checkID(t, chat["id"], "chat")
+	apitest.ExpectShape(t, "chat", chat, chWith(chChatShape, "last_message", "absent"))
+	apitest.CheckID(t, chat["id"], "chat")
 	if chat["title"] != nil || chat["shared_url"] != nil || chat["temporary"] != false || chat["pinned"] != false {
 		t.Errorf("new chat: title %v shared_url %v temporary %v pinned %v", chat["title"], chat["shared_url"], chat["temporary"], chat["pinned"])
 	}
@@ -42,7 +44,7 @@ func TestChatJSONShape(t *testing.T) {
 	if len(tools) != 1 {
 		t.Fatalf("tools %v", tools)
 	}
-	chShape(t, "tool", tools[0].(map[string]any), map[string]string{"name": "string", "display_name": "string",
+	apitest.ExpectShape(t, "tool", tools[0].(map[string]any), map[string]string{"name": "string", "display_name": "string",
 		"action_name": "string", "description": "string", "icon": "string", "icon_url": "string", "connection_id": "string",
 		"callback": "string", "parameters": "object", "enabled_by_default": "boolean"})
 
@@ -52,16 +54,16 @@ func TestChatJSONShape(t *testing.T) {
 		t.Fatalf("members %v", members)
 	}
 	user, contact := chMember(members, "ADMIN"), chMember(members, "CONTACT")
-	chShape(t, "member(user)", user, chUserMemberShape)
-	chShape(t, "member.user", chObj(user, "user"), map[string]string{"id": "string", "name": "string", "avatar": "string"})
+	apitest.ExpectShape(t, "member(user)", user, chUserMemberShape)
+	apitest.ExpectShape(t, "member.user", chObj(user, "user"), map[string]string{"id": "string", "name": "string", "avatar": "string"})
 	if user["role"] != "ADMIN" || chObj(user, "user")["id"] != e.Owner.ID {
 		t.Errorf("user member %v", user)
 	}
-	chShape(t, "member(contact)", contact, chContactMemberShape)
-	chShape(t, "member.session", chObj(contact, "session"), map[string]string{"id": "string"})
+	apitest.ExpectShape(t, "member(contact)", contact, chContactMemberShape)
+	apitest.ExpectShape(t, "member.session", chObj(contact, "session"), map[string]string{"id": "string"})
 	nested := chObj(contact, "contact_channel")
-	chShape(t, "member.contact_channel", nested, chNestedChannelShape)
-	chShape(t, "member.contact_channel.contact", chObj(nested, "contact"),
+	apitest.ExpectShape(t, "member.contact_channel", nested, chNestedChannelShape)
+	apitest.ExpectShape(t, "member.contact_channel.contact", chObj(nested, "contact"),
 		map[string]string{"id": "string", "name": "string", "blocked": "boolean", "is_admin": "boolean"})
 	if nested["email"] != "ada@example.com" || nested["type"] != "email" || chObj(nested, "contact")["name"] != "Ada Lovelace" {
 		t.Errorf("nested channel %v", nested)
@@ -69,7 +71,7 @@ func TestChatJSONShape(t *testing.T) {
 
 	// State: conversation on the channel's integration, the assistant and its config.
 	st := chState(chat)
-	chShape(t, "state", st, chStateShape)
+	apitest.ExpectShape(t, "state", st, chStateShape)
 	if st["state"] != "OPEN" || st["integration_id"] != "email" || st["assistant_id"] != asst["id"] || st["ai_enabled"] != true {
 		t.Errorf("state %v", st)
 	}
@@ -80,19 +82,19 @@ func TestChatJSONShape(t *testing.T) {
 		t.Errorf("counters %v / %v", st["admin_unseen_count"], st["user_unseen_count"])
 	}
 	sa := chObj(st, "assistant")
-	chShape(t, "state.assistant", sa, chStateAsstShape)
-	chShape(t, "state.assistant.config", chObj(sa, "config"), map[string]string{"conversation": "object"})
+	apitest.ExpectShape(t, "state.assistant", sa, chStateAsstShape)
+	apitest.ExpectShape(t, "state.assistant.config", chObj(sa, "config"), map[string]string{"conversation": "object"})
 	conv := chObj(sa, "config", "conversation")
-	chShape(t, "state.assistant.config.conversation", conv, chStateAsstConvShape)
+	apitest.ExpectShape(t, "state.assistant.config.conversation", conv, chStateAsstConvShape)
 	if conv["welcome_banner"] != "Hi!" || conv["auto_intro_message"] != "I am Helper" || conv["enable_auto_csat"] != true ||
 		len(conv["suggested_messages"].([]any)) != 2 || sa["avatar_url"] != "https://cdn.example.com/a.png" || sa["deleted"] != false {
 		t.Errorf("state.assistant %v", sa)
 	}
 	cfg := chObj(st, "assistant_config")
-	chShape(t, "state.assistant_config", cfg, chConfigShape)
-	chShape(t, "state.assistant_config.conversation", chObj(cfg, "conversation"), chConversationShape)
-	chShape(t, "state.assistant_config.stt", chObj(cfg, "stt"), map[string]string{"model": "string"})
-	chShape(t, "state.assistant_config.tts", chObj(cfg, "tts"), map[string]string{"model": "string", "voice_id": "string"})
+	apitest.ExpectShape(t, "state.assistant_config", cfg, chConfigShape)
+	apitest.ExpectShape(t, "state.assistant_config.conversation", chObj(cfg, "conversation"), chConversationShape)
+	apitest.ExpectShape(t, "state.assistant_config.stt", chObj(cfg, "stt"), map[string]string{"model": "string"})
+	apitest.ExpectShape(t, "state.assistant_config.tts", chObj(cfg, "tts"), map[string]string{"model": "string", "voice_id": "string"})
 	if cfg["model"] != "openai:gpt-4o" || cfg["language"] != "en" || chObj(cfg, "conversation")["enable_memories"] != true {
 		t.Errorf("assistant_config %v", cfg)
 	}
@@ -107,16 +109,16 @@ func TestChatJSONShape(t *testing.T) {
 				"input_tokens_cache_read": 1.0, "input_tokens_cache_write": 1.0}}}
 	msg := e.Do("POST", "/orgs/c/chats/"+id+"/messages", e.AdminKey, map[string]any{"role": "user",
 		"messages": chText("user", "Hello, I need help"), "usage": usage}).Expect(201).Map()
-	chShape(t, "message", msg, chMessageShape)
-	checkID(t, msg["id"], "msg")
+	apitest.ExpectShape(t, "message", msg, chMessageShape)
+	apitest.CheckID(t, msg["id"], "msg")
 	if msg["role"] != "user" || msg["model"] != "openai:gpt-4o" || msg["status"] != "COMPLETED" || msg["error"] != nil ||
 		msg["broadcast_id"] != nil || msg["is_broadcast_message"] != false || msg["chat_id"] != id {
 		t.Errorf("message %v", msg)
 	}
 	turns := msg["messages"].([]any)
 	turn := turns[0].(map[string]any)
-	chShape(t, "message.messages[0]", turn, map[string]string{"role": "string", "parts": "array"})
-	chShape(t, "message.messages[0].parts[0]", turn["parts"].([]any)[0].(map[string]any), map[string]string{"type": "string", "text": "string"})
+	apitest.ExpectShape(t, "message.messages[0]", turn, map[string]string{"role": "string", "parts": "array"})
+	apitest.ExpectShape(t, "message.messages[0].parts[0]", turn["parts"].([]any)[0].(map[string]any), map[string]string{"type": "string", "text": "string"})
 	if turn["role"] != "user" || turn["parts"].([]any)[0].(map[string]any)["text"] != "Hello, I need help" {
 		t.Errorf("turn %v", turn)
 	}
@@ -124,7 +126,7 @@ func TestChatJSONShape(t *testing.T) {
 		got, _ := json.Marshal(msg["usage"])
 		t.Errorf("usage %s, want what was given", got)
 	}
-	chShape(t, "message.member", chObj(msg, "member"), chContactMemberShape)
+	apitest.ExpectShape(t, "message.member", chObj(msg, "member"), chContactMemberShape)
 	if chObj(msg, "member")["id"] != contact["id"] {
 		t.Errorf("message member %v, want the contact entry %v", msg["member"], contact["id"])
 	}
@@ -132,8 +134,8 @@ func TestChatJSONShape(t *testing.T) {
 	// The chat now has last_message, an assignee and a score.
 	e.Clock.Advance(time.Second)
 	got := chPatch(e, e.AdminKey, "c", id, map[string]any{"assigned_user_id": e.Owner.ID, "csat_score": 4})
-	chShape(t, "chat", got, chChatShape)
-	chShape(t, "last_message", chObj(got, "last_message"), chMessageShape)
+	apitest.ExpectShape(t, "chat", got, chChatShape)
+	apitest.ExpectShape(t, "last_message", chObj(got, "last_message"), chMessageShape)
 	// The contact's first message earned the assistant's auto_intro_message, which came after it.
 	last := chObj(got, "last_message")
 	if last["role"] != "assistant" || last["status"] != "COMPLETED" ||
@@ -142,10 +144,10 @@ func TestChatJSONShape(t *testing.T) {
 		t.Errorf("last_message %v, want the intro", got["last_message"])
 	}
 	st = chState(got)
-	chShape(t, "state(assigned)", st, chWith(chStateShape, "assigned_user", "object", "assigned_at", "time",
+	apitest.ExpectShape(t, "state(assigned)", st, chWith(chStateShape, "assigned_user", "object", "assigned_at", "time",
 		"csat_score", "number", "last_contact_message_at", "time"))
 	au := chObj(st, "assigned_user")
-	chShape(t, "state.assigned_user", au, chAssignedShape)
+	apitest.ExpectShape(t, "state.assigned_user", au, chAssignedShape)
 	if au["id"] != e.Owner.ID || au["email"] != e.Owner.Email || au["seen_at"] != nil || st["csat_score"] != 4.0 {
 		t.Errorf("assigned state %v", st)
 	}
@@ -165,12 +167,12 @@ func TestChatJSONShape(t *testing.T) {
 // message in it.
 func TestInternalChatAndMessageShape(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	chat := chChat(e, e.AdminKey, "c", map[string]any{"title": "Notes", "visibility": "PUBLIC_READ", "temporary": true,
 		"features": map[string]any{"web_search": map[string]any{}}})
-	chShape(t, "chat", chat, chWith(chChatShape, "last_message", "absent"))
+	apitest.ExpectShape(t, "chat", chat, chWith(chChatShape, "last_message", "absent"))
 	st := chState(chat)
-	chShape(t, "state", st, chWith(chStateShape, "assistant", "null", "assistant_config", "null", "assistant_integration", "null"))
+	apitest.ExpectShape(t, "state", st, chWith(chStateShape, "assistant", "null", "assistant_config", "null", "assistant_integration", "null"))
 	if chat["title"] != "Notes" || chat["visibility"] != "PUBLIC_READ" || chat["temporary"] != true || chat["link"] != "" {
 		t.Errorf("chat %v", chat)
 	}
@@ -178,15 +180,15 @@ func TestInternalChatAndMessageShape(t *testing.T) {
 		t.Errorf("state %v", st)
 	}
 	// web_search switched on with no options is an empty object, not dropped.
-	if ws, ok := chObj(chat, "features")["web_search"]; !ok || chKind(ws) != "object" {
+	if ws, ok := chObj(chat, "features")["web_search"]; !ok || apitest.JSONKind(ws) != "object" {
 		t.Errorf("features %v, want web_search {} kept", chat["features"])
 	}
 	if m := chat["members"].([]any); len(m) != 1 {
 		t.Errorf("members %v, want the creator only", m)
 	}
 	msg := chMsg(e, e.AdminKey, "c", chat["id"].(string), "admin", "a note")
-	chShape(t, "message", msg, chMessageShape)
-	chShape(t, "message.member", chObj(msg, "member"), chUserMemberShape)
+	apitest.ExpectShape(t, "message", msg, chMessageShape)
+	apitest.ExpectShape(t, "message.member", chObj(msg, "member"), chUserMemberShape)
 	if msg["usage"] != nil || msg["member"].(map[string]any)["user"].(map[string]any)["id"] != e.Owner.ID {
 		t.Errorf("message %v", msg)
 	}
@@ -201,10 +203,10 @@ func TestInternalChatAndMessageShape(t *testing.T) {
 // against the OpenAPI document's Assistant (each field required, no other), then its values.
 func TestAssistantJSONShape(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	e.CheckOpenAPI()
 	a := chAssistant(e, e.AdminKey, "c", map[string]any{"name": "  Aria  "})
-	checkID(t, a["id"], "asst")
+	apitest.CheckID(t, a["id"], "asst")
 	cfg := chObj(a, "config")
 	if a["name"] != "Aria" || a["enabled"] != true || a["deleted"] != false || cfg["language"] != "auto" ||
 		cfg["model"] != "auto:auto" || cfg["knowledge_scope"] != "all" || chObj(cfg, "conversation")["thread_mode"] != "new" {

@@ -12,7 +12,7 @@ import (
 // activity, not a moment before; a message is activity; other chats stay.
 func TestTemporaryChatLifetime(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	ctx := context.Background()
 	exists := func(id string) bool {
 		t.Helper()

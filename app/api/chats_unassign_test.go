@@ -13,7 +13,7 @@ import (
 // chat, like a PATCH to null, fires chat.assigned carrying the unassigned chat.
 func TestDeletingTheAssigneeUnassignsWithTheEvent(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	rcv := apitest.NewReceiver(t)
 	e.Webhook(e.AdminKey, "c", rcv.URL, app.EventChatAssigned)
 	conv := chConversation(e, e.AdminKey, "c", "Ruth")["id"].(string)
@@ -31,11 +31,11 @@ func TestDeletingTheAssigneeUnassignsWithTheEvent(t *testing.T) {
 		}
 	}
 	rcv.Wait(t, 2, 5*time.Second)
-	for _, env := range chEnvelopes(t, rcv) {
+	for _, env := range rcv.Envelopes(t) {
 		t.Log(env["data"].(map[string]any)["id"], chState(env["data"].(map[string]any))["assigned_at"])
 	}
 	rcv.Quiet(t, 2, 100*time.Millisecond) // the internal chat fires nothing
-	envs := chEnvelopes(t, rcv)
+	envs := rcv.Envelopes(t)
 	var last map[string]any
 	for _, env := range envs {
 		if d := env["data"].(map[string]any); chState(d)["assigned_at"] == nil {

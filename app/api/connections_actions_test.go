@@ -74,25 +74,21 @@ func TestActionFieldsCatalogue(t *testing.T) {
 			}
 		}
 	}
-	calls := []apiCall{
-		{"unknown action", "POST", "/orgs/c/connections/actions/fields", e.AdminKey, map[string]any{"action_id": "tools:nope"},
-			400, "invalid_argument", []string{"action_id"}},
-		{"no action", "POST", "/orgs/c/connections/actions/fields", e.AdminKey, map[string]any{}, 400, "invalid_argument", []string{"action_id"}},
-		{"unknown connection", "POST", "/orgs/c/connections/actions/fields", e.AdminKey, map[string]any{"action_id": "emails:send",
-			"connection_id": "conn_doesnotexist00000000"}, 404, "not_found", nil},
-		{"definition without path", "POST", "/orgs/c/connections/actions/fields", e.AdminKey, map[string]any{"action_id": "emails:send",
-			"definitions": []any{map[string]any{"definition": map[string]any{"type": "segment"}}}}, 400, "invalid_argument", []string{"definitions[0]"}},
-		{"definition of unknown type", "POST", "/orgs/c/connections/actions/fields", e.AdminKey, map[string]any{"action_id": "emails:send",
+	calls := []apitest.Scenario{
+		{Name: "unknown action", Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.AdminKey, Body: map[string]any{"action_id": "tools:nope"}, Status: 400, Code: "invalid_argument", Fields: []string{"action_id"}},
+		{Name: "no action", Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.AdminKey, Body: map[string]any{}, Status: 400, Code: "invalid_argument", Fields: []string{"action_id"}},
+		{Name: "unknown connection", Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.AdminKey, Body: map[string]any{"action_id": "emails:send",
+			"connection_id": "conn_doesnotexist00000000"}, Status: 404, Code: "not_found"},
+		{Name: "definition without path", Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.AdminKey, Body: map[string]any{"action_id": "emails:send",
+			"definitions": []any{map[string]any{"definition": map[string]any{"type": "segment"}}}}, Status: 400, Code: "invalid_argument", Fields: []string{"definitions[0]"}},
+		{Name: "definition of unknown type", Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.AdminKey, Body: map[string]any{"action_id": "emails:send",
 			"definitions": []any{map[string]any{"path": "a", "definition": map[string]any{"type": "segment"}},
-				map[string]any{"path": "b", "definition": map[string]any{"type": "blob"}}}}, 400, "invalid_argument", []string{"definitions[1]"}},
-		{"unknown field", "POST", "/orgs/c/connections/actions/fields", e.AdminKey, map[string]any{"action_id": "emails:send", "x": 1},
-			400, "invalid_argument", []string{"x"}},
-		{"no connections permission", "POST", "/orgs/c/connections/actions/fields", e.RoleKey(e.Org.ID, "contacts:read"),
-			map[string]any{"action_id": "emails:send"}, 403, "permission_denied", nil},
-		{"read permission is enough", "POST", "/orgs/c/connections/actions/fields", e.RoleKey(e.Org.ID, "connections:read"),
-			map[string]any{"action_id": "emails:send"}, 200, "", nil},
+				map[string]any{"path": "b", "definition": map[string]any{"type": "blob"}}}}, Status: 400, Code: "invalid_argument", Fields: []string{"definitions[1]"}},
+		{Name: "unknown field", Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.AdminKey, Body: map[string]any{"action_id": "emails:send", "x": 1}, Status: 400, Code: "invalid_argument", Fields: []string{"x"}},
+		{Name: "no connections permission", Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.RoleKey(e.Org.ID, "contacts:read"), Body: map[string]any{"action_id": "emails:send"}, Status: 403, Code: "permission_denied"},
+		{Name: "read permission is enough", Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.RoleKey(e.Org.ID, "connections:read"), Body: map[string]any{"action_id": "emails:send"}, Status: 200},
 	}
-	runAll(t, e, calls)
+	e.Run(t, calls)
 }
 
 func TestActionFieldsOptionsFromOrgData(t *testing.T) {

@@ -56,7 +56,7 @@ func TestConnectionShapeAndSecrets(t *testing.T) {
 	if got := cnKeys(c); got != "config,created_at,id,name,secret_keys,type,updated_at" {
 		t.Fatalf("keys %s", got)
 	}
-	checkID(t, c["id"], "conn")
+	apitest.CheckID(t, c["id"], "conn")
 	checkTimestamps(t, c, "created_at", "updated_at")
 	if c["type"] != "HTTP_CREDENTIALS" || c["name"] != "Billing API" {
 		t.Fatalf("created %v", c)
@@ -111,31 +111,28 @@ func TestConnectionValidation(t *testing.T) {
 			t.Fatalf("type %v", c["type"])
 		}
 	}
-	calls := []apiCall{
-		{"bad type", "POST", "/orgs/c/connections", e.AdminKey, map[string]any{"type": "FTP", "name": "x"}, 400, "invalid_argument", []string{"type"}},
-		{"lower-case type", "POST", "/orgs/c/connections", e.AdminKey, map[string]any{"type": "mcp", "name": "x"}, 400, "invalid_argument", []string{"type"}},
-		{"no type", "POST", "/orgs/c/connections", e.AdminKey, map[string]any{"name": "x"}, 400, "invalid_argument", []string{"type"}},
-		{"no name", "POST", "/orgs/c/connections", e.AdminKey, map[string]any{"type": "MCP", "name": "  "}, 400, "invalid_argument", []string{"name"}},
-		{"long name", "POST", "/orgs/c/connections", e.AdminKey, map[string]any{"type": "MCP", "name": strings.Repeat("n", 256)}, 400, "invalid_argument", []string{"name"}},
-		{"api_key in config", "POST", "/orgs/c/connections", e.AdminKey, map[string]any{"type": "TOOLS", "name": "x",
-			"config": map[string]any{"api_key": "abc", "region": "eu"}}, 400, "invalid_argument", []string{"config.api_key"}},
-		{"credential-looking keys in config", "POST", "/orgs/c/connections", e.AdminKey, map[string]any{"type": "TOOLS", "name": "x",
-			"config": map[string]any{"clientSecret": "a", "Password": "b", "access_token": "c", "private_key": "d"}},
-			400, "invalid_argument", []string{"config.clientSecret", "config.Password", "config.access_token", "config.private_key"}},
-		{"nested credential keys", "POST", "/orgs/c/connections", e.AdminKey, map[string]any{"type": "TOOLS", "name": "x",
-			"config": map[string]any{"auth": map[string]any{"client_secret": "a"}, "hosts": []any{map[string]any{"token": "b"}}}},
-			400, "invalid_argument", []string{"config.auth.client_secret", "config.hosts[0].token"}},
-		{"secret not a string", "POST", "/orgs/c/connections", e.AdminKey, map[string]any{"type": "TOOLS", "name": "x",
-			"secrets": map[string]any{"token": 5}}, 400, "invalid_argument", nil},
-		{"empty secret name", "POST", "/orgs/c/connections", e.AdminKey, map[string]any{"type": "TOOLS", "name": "x",
-			"secrets": map[string]any{"": "v"}}, 400, "invalid_argument", []string{"secrets"}},
-		{"unknown field", "POST", "/orgs/c/connections", e.AdminKey, map[string]any{"type": "TOOLS", "name": "x", "secret": "v"},
-			400, "invalid_argument", []string{"secret"}},
-		{"long name at the bound", "POST", "/orgs/c/connections", e.AdminKey, map[string]any{"type": "MCP", "name": strings.Repeat("é", 255)}, 201, "", nil},
-		{"nested settings", "POST", "/orgs/c/connections", e.AdminKey, map[string]any{"type": "TOOLS", "name": "nested",
-			"config": map[string]any{"auth": map[string]any{"scheme": "bearer"}, "hosts": []any{"a", map[string]any{"port": 1}}}}, 201, "", nil},
+	calls := []apitest.Scenario{
+		{Name: "bad type", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "FTP", "name": "x"}, Status: 400, Code: "invalid_argument", Fields: []string{"type"}},
+		{Name: "lower-case type", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "mcp", "name": "x"}, Status: 400, Code: "invalid_argument", Fields: []string{"type"}},
+		{Name: "no type", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"name": "x"}, Status: 400, Code: "invalid_argument", Fields: []string{"type"}},
+		{Name: "no name", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "MCP", "name": "  "}, Status: 400, Code: "invalid_argument", Fields: []string{"name"}},
+		{Name: "long name", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "MCP", "name": strings.Repeat("n", 256)}, Status: 400, Code: "invalid_argument", Fields: []string{"name"}},
+		{Name: "api_key in config", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "TOOLS", "name": "x",
+			"config": map[string]any{"api_key": "abc", "region": "eu"}}, Status: 400, Code: "invalid_argument", Fields: []string{"config.api_key"}},
+		{Name: "credential-looking keys in config", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "TOOLS", "name": "x",
+			"config": map[string]any{"clientSecret": "a", "Password": "b", "access_token": "c", "private_key": "d"}}, Status: 400, Code: "invalid_argument", Fields: []string{"config.clientSecret", "config.Password", "config.access_token", "config.private_key"}},
+		{Name: "nested credential keys", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "TOOLS", "name": "x",
+			"config": map[string]any{"auth": map[string]any{"client_secret": "a"}, "hosts": []any{map[string]any{"token": "b"}}}}, Status: 400, Code: "invalid_argument", Fields: []string{"config.auth.client_secret", "config.hosts[0].token"}},
+		{Name: "secret not a string", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "TOOLS", "name": "x",
+			"secrets": map[string]any{"token": 5}}, Status: 400, Code: "invalid_argument"},
+		{Name: "empty secret name", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "TOOLS", "name": "x",
+			"secrets": map[string]any{"": "v"}}, Status: 400, Code: "invalid_argument", Fields: []string{"secrets"}},
+		{Name: "unknown field", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "TOOLS", "name": "x", "secret": "v"}, Status: 400, Code: "invalid_argument", Fields: []string{"secret"}},
+		{Name: "long name at the bound", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "MCP", "name": strings.Repeat("é", 255)}, Status: 201},
+		{Name: "nested settings", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "TOOLS", "name": "nested",
+			"config": map[string]any{"auth": map[string]any{"scheme": "bearer"}, "hosts": []any{"a", map[string]any{"port": 1}}}}, Status: 201},
 	}
-	runAll(t, e, calls)
+	e.Run(t, calls)
 	// Nothing was stored by the refused calls.
 	res := e.Do("GET", "/orgs/c/connections", e.AdminKey, nil).Expect(200)
 	if res.Header.Get("pagination-count") != "12" {

@@ -4,11 +4,12 @@ import (
 	"testing"
 
 	"wsapi/app"
+	"wsapi/app/apitest"
 )
 
 func TestContactsOfAnotherOrgAreNotFound(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	a, keyA := e.OrgWithAdmin("A")
 	b, keyB := e.OrgWithAdmin("B")
 	inA := "/orgs/" + a.ID
@@ -36,7 +37,7 @@ func TestContactsOfAnotherOrgAreNotFound(t *testing.T) {
 		{"parent org", "c", e.AdminKey, ctNamed(e, "Parent's"), ctSegment(e, e.AdminKey, "c", "Parent's"), ""},
 	} {
 		t.Run(who.name, func(t *testing.T) {
-			e := ctFor(t, e)
+			e := e.For(t)
 			o := "/orgs/" + who.org
 			c := o + "/contacts/" + ca
 			calls := []struct {
@@ -105,7 +106,7 @@ func TestContactsOfAnotherOrgAreNotFound(t *testing.T) {
 
 func TestContactsPermissions(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	id := ctNamed(e, "Guarded")
 	seg := ctSegment(e, e.AdminKey, "c", "Guarded")
 	none := e.RoleKey(e.Org.ID, "org:read", "webhooks:write")
@@ -126,7 +127,7 @@ func TestContactsPermissions(t *testing.T) {
 	e.Do("POST", "/orgs/c/contacts/bulk/dry", read, bulk).Expect(200)
 	e.Do("POST", "/orgs/c/contacts/merge/dry", read, merge).Expect(200)
 
-	before := ctCount(e, e.AdminKey, "/orgs/c/contacts")
+	before := e.Count(e.AdminKey, "/orgs/c/contacts")
 	for _, c := range []struct {
 		method, path string
 		body         any
@@ -150,7 +151,7 @@ func TestContactsPermissions(t *testing.T) {
 			}
 		}
 	}
-	if after := ctCount(e, e.AdminKey, "/orgs/c/contacts"); after != before {
+	if after := e.Count(e.AdminKey, "/orgs/c/contacts"); after != before {
 		t.Errorf("refused requests changed the contacts: %d -> %d", before, after)
 	}
 	e.Do("POST", "/orgs/c/contacts", write, map[string]any{"name": "Allowed"}).Expect(201)

@@ -11,7 +11,7 @@ import (
 
 func TestNoteContentBounds(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	id := ctNamed(e, "Noted")
 	path := "/orgs/c/contacts/" + id + "/notes"
 	post := func(content string) *apitest.Response {
@@ -23,7 +23,7 @@ func TestNoteContentBounds(t *testing.T) {
 		t.Errorf("emoji note content changed")
 	}
 	post("é").Expect(201)
-	before := ctCount(e, e.AdminKey, path)
+	before := e.Count(e.AdminKey, path)
 	for name, content := range map[string]string{
 		"1001 characters": strings.Repeat("a", 1001),
 		"1001 emoji":      strings.Repeat("😀", 1001),
@@ -31,20 +31,20 @@ func TestNoteContentBounds(t *testing.T) {
 		"only spaces":     "   ",
 	} {
 		t.Run(name, func(t *testing.T) {
-			ctFor(t, e).Do("POST", path, e.AdminKey, map[string]any{"content": content}).ExpectError(400, "invalid_argument", "content")
+			e.For(t).Do("POST", path, e.AdminKey, map[string]any{"content": content}).ExpectError(400, "invalid_argument", "content")
 		})
 	}
 	e.Do("POST", path, e.AdminKey, nil).ExpectError(400, "invalid_argument", "content")
 	e.Do("POST", path, e.AdminKey, map[string]any{"content": 5}).ExpectError(400, "invalid_argument", "content")
 	e.Do("POST", path, e.AdminKey, map[string]any{"content": "x", "pinned": true}).ExpectError(400, "invalid_argument", "pinned")
-	if after := ctCount(e, e.AdminKey, path); after != before || before != 3 {
+	if after := e.Count(e.AdminKey, path); after != before || before != 3 {
 		t.Errorf("notes %d before the rejected requests, %d after; want 3 and 3", before, after)
 	}
 }
 
 func TestMemoryBounds(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	id := ctNamed(e, "Remembered")
 	path := "/orgs/c/contacts/" + id + "/memories"
 	mem := func(typ string, importance any) map[string]any {
@@ -63,7 +63,7 @@ func TestMemoryBounds(t *testing.T) {
 	for _, typ := range app.MemoryTypes {
 		e.Do("POST", path, e.AdminKey, mem(typ, 0.3)).Expect(201)
 	}
-	before := ctCount(e, e.AdminKey, path)
+	before := e.Count(e.AdminKey, path)
 	for _, c := range []struct {
 		name  string
 		body  any
@@ -78,12 +78,12 @@ func TestMemoryBounds(t *testing.T) {
 		{"empty content", map[string]any{"type": "FACT", "importance": 0.5, "content": ""}, "content"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ctFor(t, e).Do("POST", path, e.AdminKey, c.body).ExpectError(400, "invalid_argument", c.field)
+			e.For(t).Do("POST", path, e.AdminKey, c.body).ExpectError(400, "invalid_argument", c.field)
 		})
 	}
 	// Every bad field at once.
 	e.Do("POST", path, e.AdminKey, map[string]any{"type": "X", "importance": 2}).ExpectError(400, "invalid_argument", "type", "importance", "content")
-	if after := ctCount(e, e.AdminKey, path); after != before || before != 7 {
+	if after := e.Count(e.AdminKey, path); after != before || before != 7 {
 		t.Errorf("memories %d before the rejected requests, %d after; want 7 and 7", before, after)
 	}
 }
@@ -99,14 +99,14 @@ func ctBulkItems(n int) []map[string]string {
 
 func TestBulkBounds(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	segs := make([]string, 11)
 	for i := range segs {
 		segs[i] = ctSegment(e, e.AdminKey, "c", fmt.Sprintf("s%02d", i))
 	}
 	ctNamed(e, "Existing")
 	const contacts = "/orgs/c/contacts"
-	before := ctCount(e, e.AdminKey, contacts)
+	before := e.Count(e.AdminKey, contacts)
 
 	var res app.BulkResult
 	e.Do("POST", contacts+"/bulk/dry", e.AdminKey, map[string]any{"channels": ctBulkItems(app.MaxBulkChannels)}).Expect(200).JSON(&res)
@@ -132,7 +132,7 @@ func TestBulkBounds(t *testing.T) {
 	e.Do("POST", contacts+"/bulk", e.AdminKey, map[string]any{"channels": []map[string]any{{"email": "a@example.com", "avatar": "x"}}}).
 		ExpectError(400, "invalid_argument", "channels.avatar")
 
-	if after := ctCount(e, e.AdminKey, contacts); after != before {
+	if after := e.Count(e.AdminKey, contacts); after != before {
 		t.Errorf("contacts %d before the dry and rejected requests, %d after", before, after)
 	}
 	for _, s := range segs {
@@ -142,7 +142,7 @@ func TestBulkBounds(t *testing.T) {
 	}
 	// The real import at the bounds: 10 segments.
 	e.Do("POST", contacts+"/bulk", e.AdminKey, map[string]any{"channels": one, "segment_ids": segs[:10]}).Expect(200)
-	if after := ctCount(e, e.AdminKey, contacts); after != before+1 {
+	if after := e.Count(e.AdminKey, contacts); after != before+1 {
 		t.Errorf("contacts %d after importing one, want %d", after, before+1)
 	}
 	if n := e.Do("GET", "/orgs/c/segments/"+segs[9], e.AdminKey, nil).Expect(200).Map()["contacts_count"]; n != 1.0 {
@@ -152,7 +152,7 @@ func TestBulkBounds(t *testing.T) {
 
 func TestContactSearchBound(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	ctNamed(e, "Long handle", map[string]any{"type": "telegram", "username": strings.Repeat("é", 256)})
 	// 256 characters (512 bytes) is fine and finds the contact; 257 is a 400.
 	if ids := ctIDs(e, "/orgs/c/contacts?search="+strings.Repeat("%C3%A9", 256)); len(ids) != 1 {
@@ -167,12 +167,12 @@ func TestContactSearchBound(t *testing.T) {
 
 func TestContactInputBounds(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	const path = "/orgs/c/contacts"
 	ok := map[string]any{"name": strings.Repeat("é", 255), "channels": []map[string]any{
 		{"type": "sms", "phone": "12345"}, {"type": "sms", "phone": "+1 (234) 567-8901-2345-6789"}}}
 	e.Do("POST", path, e.AdminKey, ok).Expect(201)
-	before := ctCount(e, e.AdminKey, path)
+	before := e.Count(e.AdminKey, path)
 	for _, c := range []struct {
 		name  string
 		body  map[string]any
@@ -187,10 +187,10 @@ func TestContactInputBounds(t *testing.T) {
 		{"unknown segment", map[string]any{"name": "x", "segment_ids": []string{"seg_nope"}}, "segment_ids"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ctFor(t, e).Do("POST", path, e.AdminKey, c.body).ExpectError(400, "invalid_argument", c.field)
+			e.For(t).Do("POST", path, e.AdminKey, c.body).ExpectError(400, "invalid_argument", c.field)
 		})
 	}
-	if after := ctCount(e, e.AdminKey, path); after != before {
+	if after := e.Count(e.AdminKey, path); after != before {
 		t.Errorf("contacts %d before the rejected requests, %d after", before, after)
 	}
 }

@@ -76,7 +76,7 @@ func ctBulkCall(e *apitest.Env, path string, items []app.BulkChannel, segs ...st
 
 func TestBulkClassifierRules(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	f := ctBulkSetup(e)
 	cases := f.cases()
 	items := make([]app.BulkChannel, len(cases))
@@ -90,11 +90,11 @@ func TestBulkClassifierRules(t *testing.T) {
 		}
 	}
 	const contacts = "/orgs/c/contacts"
-	before := ctCount(e, e.AdminKey, contacts)
+	before := e.Count(e.AdminKey, contacts)
 	crmBefore := e.Do("GET", contacts+"/"+f.crm, e.AdminKey, nil).Expect(200).Body
 
 	dry, raw := ctBulkCall(e, contacts+"/bulk/dry", items, f.seg)
-	ctShape(t, "bulk result", raw, map[string]string{"created": "array", "updated": "array", "invalid": "array", "errors": "array"})
+	apitest.ExpectShape(t, "bulk result", raw, map[string]string{"created": "array", "updated": "array", "invalid": "array", "errors": "array"})
 	for _, class := range []string{"created", "updated", "invalid"} {
 		got := map[string][]app.BulkChannel{"created": dry.Created, "updated": dry.Updated, "invalid": dry.Invalid}[class]
 		if !reflect.DeepEqual(got, want[class]) {
@@ -115,13 +115,13 @@ func TestBulkClassifierRules(t *testing.T) {
 		}
 	}
 	// The dry run wrote nothing.
-	if after := ctCount(e, e.AdminKey, contacts); after != before {
+	if after := e.Count(e.AdminKey, contacts); after != before {
 		t.Fatalf("contacts %d before the dry run, %d after", before, after)
 	}
 	if got := e.Do("GET", contacts+"/"+f.crm, e.AdminKey, nil).Expect(200).Body; string(got) != string(crmBefore) {
 		t.Errorf("the dry run changed a matched contact:\n%s\n%s", crmBefore, got)
 	}
-	if n := ctCount(e, e.AdminKey, contacts+"?segment_id="+f.seg); n != 0 {
+	if n := e.Count(e.AdminKey, contacts+"?segment_id="+f.seg); n != 0 {
 		t.Errorf("the dry run added %d contacts to the segment", n)
 	}
 
@@ -130,7 +130,7 @@ func TestBulkClassifierRules(t *testing.T) {
 	if a, b := ctJSON(t, dry), ctJSON(t, real); a != b {
 		t.Fatalf("real import answered\n%s\nthe dry run\n%s", b, a)
 	}
-	if after := ctCount(e, e.AdminKey, contacts); after != before+len(want["created"]) {
+	if after := e.Count(e.AdminKey, contacts); after != before+len(want["created"]) {
 		t.Errorf("contacts %d after the import, want %d", after, before+len(want["created"]))
 	}
 
@@ -140,7 +140,7 @@ func TestBulkClassifierRules(t *testing.T) {
 		t.Fatalf("created contact %v", fresh)
 	}
 	ch := fresh[0]["channels"].([]any)[0].(map[string]any)
-	ctShape(t, "imported channel", ch, ctChannelShape)
+	apitest.ExpectShape(t, "imported channel", ch, ctChannelShape)
 	if ch["type"] != app.IntegrationCustom || ch["email"] != "fresh@example.com" || ch["name"] != "Fresh" {
 		t.Errorf("imported channel %v", ch)
 	}
@@ -187,7 +187,7 @@ func TestBulkClassifierRules(t *testing.T) {
 
 func TestBulkNoInvalidOmitsErrorsAndContactIDWins(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	f := ctBulkSetup(e)
 	// An item whose email matches one contact but whose contact_id names another updates the
 	// contact it names.

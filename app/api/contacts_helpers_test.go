@@ -2,36 +2,18 @@ package api_test
 
 import (
 	"database/sql"
-	"encoding/json"
-	"regexp"
-	"sort"
 	"strconv"
 	"testing"
 	"time"
 
 	"wsapi/app"
 	"wsapi/app/apitest"
-	"wsapi/cli"
 
 	_ "modernc.org/sqlite" // read-only look into the test database
 )
 
 // Helpers of the contacts tests; every name starts with ct so that it cannot clash with the
 // helpers of the other test files of the package.
-
-// ctEnv starts a server whose rate limit does not get in the way of tests that make
-// hundreds of requests (the limiter runs on the manual clock, so it never refills).
-func ctEnv(t *testing.T) *apitest.Env {
-	t.Helper()
-	return apitest.New(t, func(c *cli.Config) { c.HTTP.RateLimitPerMinute = 1 << 20 })
-}
-
-// ctFor is a copy of e that reports failures to the subtest t.
-func ctFor(t *testing.T, e *apitest.Env) *apitest.Env {
-	c := *e
-	c.T = t
-	return &c
-}
 
 // ctContact creates a contact in org through the API and answers it as a JSON object.
 func ctContact(e *apitest.Env, key, org string, body map[string]any) map[string]any {
@@ -54,17 +36,6 @@ func ctSegment(e *apitest.Env, key, org, name string) string {
 	return e.Do("POST", "/orgs/"+org+"/segments", key, map[string]any{"name": name}).Expect(201).Map()["id"].(string)
 }
 
-// ctCount answers the pagination-count header of a list.
-func ctCount(e *apitest.Env, key, path string) int {
-	e.T.Helper()
-	res := e.Do("GET", path, key, nil).Expect(200)
-	n, err := strconv.Atoi(res.Header.Get("pagination-count"))
-	if err != nil {
-		e.T.Fatalf("GET %s: pagination-count %q", path, res.Header.Get("pagination-count"))
-	}
-	return n
-}
-
 // ctIDs answers the ids of a contacts list, in order.
 func ctIDs(e *apitest.Env, path string) []string {
 	e.T.Helper()
@@ -74,41 +45,6 @@ func ctIDs(e *apitest.Env, path string) []string {
 	}
 	return ids
 }
-
-// ctSameSet fails unless got and want hold the same strings.
-func ctSameSet(t *testing.T, what string, got, want []string) {
-	t.Helper()
-	g, w := append([]string(nil), got...), append([]string(nil), want...)
-	sort.Strings(g)
-	sort.Strings(w)
-	if len(g) != len(w) {
-		t.Errorf("%s: got %v, want %v", what, got, want)
-		return
-	}
-	for i := range g {
-		if g[i] != w[i] {
-			t.Errorf("%s: got %v, want %v", what, got, want)
-			return
-		}
-	}
-}
-
-var ctIDRE = regexp.MustCompile(`^([a-z]+)_([0-9A-Za-z]{20,})$`)
-
-// ctID fails unless id is a string with the prefix and at least 20 base62 characters.
-func ctID(t *testing.T, id any, prefix string) {
-	t.Helper()
-	s, _ := id.(string)
-	if m := ctIDRE.FindStringSubmatch(s); m == nil || m[1] != prefix {
-		t.Errorf("id %q: want %s_ and at least 20 base62 characters", s, prefix)
-	}
-}
-
-// The shape checker is shared with every package's tests.
-var (
-	ctShape = apitest.ExpectShape
-	ctKind  = apitest.JSONKind
-)
 
 var (
 	ctContactShape = map[string]string{
@@ -132,30 +68,6 @@ var (
 		"importance": "number", "created_at": "time", "updated_at": "time",
 	}
 )
-
-// ctEvents answers the envelopes a receiver got so far, decoded.
-func ctEvents(t *testing.T, rcv *apitest.Receiver) []map[string]any {
-	t.Helper()
-	var out []map[string]any
-	for _, r := range rcv.Requests() {
-		var env map[string]any
-		if err := json.Unmarshal(r.Body, &env); err != nil {
-			t.Fatalf("envelope is not JSON: %s", r.Body)
-		}
-		if env["type"] != r.Header.Get("x-webhook-event") {
-			t.Errorf("envelope type %v, header %q", env["type"], r.Header.Get("x-webhook-event"))
-		}
-		out = append(out, env)
-	}
-	return out
-}
-
-// ctWaitEvent waits for the n-th request (1-based) and answers its envelope.
-func ctWaitEvent(t *testing.T, rcv *apitest.Receiver, n int) map[string]any {
-	t.Helper()
-	rcv.Wait(t, n, 5*time.Second)
-	return ctEvents(t, rcv)[n-1]
-}
 
 // ctSettled waits until the endpoint's n deliveries have all SUCCEEDED. A test must not move
 // the manual clock while a delivery is in flight: past its lease, the dispatcher claims it

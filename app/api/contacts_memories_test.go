@@ -56,7 +56,7 @@ func ctMemoryPage(e *apitest.Env, path string) ([]string, string, *apitest.Respo
 
 func TestMemoriesCursorWalk(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	id := ctNamed(e, "Well known")
 	other := ctNamed(e, "Other")
 	e.Do("POST", "/orgs/c/contacts/"+other+"/memories", e.AdminKey, map[string]any{"type": "FACT", "importance": 0.5, "content": "x"}).Expect(201)
@@ -134,7 +134,7 @@ func TestMemoriesCursorWalk(t *testing.T) {
 
 func TestMemoriesCursorSeesNewMemoriesOnlyAfterIt(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	id := ctNamed(e, "Growing")
 	want := ctMemories(e, id, 6)
 	base := "/orgs/c/contacts/" + id + "/memories"

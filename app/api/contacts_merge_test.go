@@ -47,10 +47,10 @@ func ctSnapshot(e *apitest.Env, f ctMergeFixture) map[string]any {
 	return map[string]any{
 		"src":          len(e.Do("GET", "/orgs/c/contacts/"+f.src, e.AdminKey, nil).Expect(200).Map()["channels"].([]any)),
 		"dst":          len(e.Do("GET", "/orgs/c/contacts/"+f.dst, e.AdminKey, nil).Expect(200).Map()["channels"].([]any)),
-		"src notes":    ctCount(e, e.AdminKey, "/orgs/c/contacts/"+f.src+"/notes"),
-		"dst notes":    ctCount(e, e.AdminKey, "/orgs/c/contacts/"+f.dst+"/notes"),
-		"src memories": ctCount(e, e.AdminKey, "/orgs/c/contacts/"+f.src+"/memories"),
-		"contacts":     ctCount(e, e.AdminKey, "/orgs/c/contacts"),
+		"src notes":    e.Count(e.AdminKey, "/orgs/c/contacts/"+f.src+"/notes"),
+		"dst notes":    e.Count(e.AdminKey, "/orgs/c/contacts/"+f.dst+"/notes"),
+		"src memories": e.Count(e.AdminKey, "/orgs/c/contacts/"+f.src+"/memories"),
+		"contacts":     e.Count(e.AdminKey, "/orgs/c/contacts"),
 		"seg only src": count(f.segOnlySrc),
 		"seg both":     count(f.segBoth),
 	}
@@ -58,7 +58,7 @@ func ctSnapshot(e *apitest.Env, f ctMergeFixture) map[string]any {
 
 func TestMergeMovesChildrenAndDeletesSource(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	f := ctMergeSetup(e)
 	before := ctSnapshot(e, f)
 
@@ -72,25 +72,25 @@ func TestMergeMovesChildrenAndDeletesSource(t *testing.T) {
 		t.Errorf("dry contact %+v", p.Contact)
 	}
 	raw := e.Do("POST", "/orgs/c/contacts/merge/dry", e.AdminKey, f.body()).Expect(200).Map()
-	ctShape(t, "preview", raw, map[string]string{"contact": "object", "moves": "object"})
-	ctShape(t, "preview.contact", raw["contact"].(map[string]any), ctContactShape)
-	ctShape(t, "preview.moves", raw["moves"].(map[string]any), map[string]string{
+	apitest.ExpectShape(t, "preview", raw, map[string]string{"contact": "object", "moves": "object"})
+	apitest.ExpectShape(t, "preview.contact", raw["contact"].(map[string]any), ctContactShape)
+	apitest.ExpectShape(t, "preview.moves", raw["moves"].(map[string]any), map[string]string{
 		"channels": "number", "notes": "number", "memories": "number", "segments": "number", "chats": "number"})
 	if after := ctSnapshot(e, f); !ctEqual(before, after) {
 		t.Fatalf("the dry run wrote: %v -> %v", before, after)
 	}
 
 	c := e.Do("POST", "/orgs/c/contacts/merge", e.AdminKey, f.body()).Expect(200).Map()
-	ctShape(t, "merged", c, ctContactShape)
+	apitest.ExpectShape(t, "merged", c, ctContactShape)
 	if c["id"] != f.dst || c["name"] != "Original" || len(c["channels"].([]any)) != 3 || len(c["segments"].([]any)) != 2 {
 		t.Fatalf("merged contact %v", c)
 	}
 	e.Do("GET", "/orgs/c/contacts/"+f.src, e.AdminKey, nil).ExpectError(404, "not_found")
 	e.Do("POST", "/orgs/c/contacts/merge", e.AdminKey, f.body()).ExpectError(404, "not_found")
-	if n := ctCount(e, e.AdminKey, "/orgs/c/contacts/"+f.dst+"/notes"); n != 3 {
+	if n := e.Count(e.AdminKey, "/orgs/c/contacts/"+f.dst+"/notes"); n != 3 {
 		t.Errorf("target has %d notes, want 3", n)
 	}
-	if n := ctCount(e, e.AdminKey, "/orgs/c/contacts/"+f.dst+"/memories"); n != 3 {
+	if n := e.Count(e.AdminKey, "/orgs/c/contacts/"+f.dst+"/memories"); n != 3 {
 		t.Errorf("target has %d memories, want 3", n)
 	}
 	for _, m := range e.Do("GET", "/orgs/c/contacts/"+f.dst+"/memories", e.AdminKey, nil).Expect(200).List() {
@@ -110,7 +110,7 @@ func TestMergeMovesChildrenAndDeletesSource(t *testing.T) {
 	e.Do("GET", "/orgs/c/chats/"+f.chat, e.AdminKey, nil).Expect(200)
 	e.Do("DELETE", "/orgs/c/contacts/"+f.dst, e.AdminKey, nil).Expect(204)
 	e.Do("GET", "/orgs/c/chats/"+f.chat, e.AdminKey, nil).ExpectError(404, "not_found")
-	if n := ctCount(e, e.AdminKey, "/orgs/c/contacts"); n != before["contacts"].(int)-2 {
+	if n := e.Count(e.AdminKey, "/orgs/c/contacts"); n != before["contacts"].(int)-2 {
 		t.Errorf("contacts %d after the merge and the delete, want %d", n, before["contacts"].(int)-2)
 	}
 }
@@ -129,7 +129,7 @@ func ctEqual(a, b map[string]any) bool {
 
 func TestMergeKeepsOptOuts(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	src := ctNamed(e, "Opted out")
 	dst := ctNamed(e, "Subscribed")
 	e.Clock.Advance(time.Minute)
@@ -163,20 +163,20 @@ func TestMergeKeepsOptOuts(t *testing.T) {
 	}
 	rcv.Wait(t, 2, 5*time.Second)
 	types := []string{}
-	for _, env := range ctEvents(t, rcv) {
+	for _, env := range rcv.Envelopes(t) {
 		d := env["data"].(map[string]any)
 		if d["id"] != dst || d["unsubscribed"] != true || d["blocked"] != true || d["unsubscribe_reason"] != "unsubscribe_link" {
 			t.Errorf("event data %v", d)
 		}
 		types = append(types, env["type"].(string))
 	}
-	ctSameSet(t, "merge events", types, []string{app.EventContactBlocked, app.EventContactUnsubscribed})
+	apitest.SameSet(t, "merge events", types, []string{app.EventContactBlocked, app.EventContactUnsubscribed})
 	rcv.Quiet(t, 2, 200*time.Millisecond)
 }
 
 func TestMergeKeepsEarliestOptOutWithoutNewEvent(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	src := ctNamed(e, "Early")
 	dst := ctNamed(e, "Late")
 	e.Clock.Advance(time.Minute)
@@ -195,7 +195,7 @@ func TestMergeKeepsEarliestOptOutWithoutNewEvent(t *testing.T) {
 		t.Errorf("merged %v; want blocked at %s", c, early)
 	}
 	// The target was already unsubscribed: only contact.blocked fires.
-	env := ctWaitEvent(t, rcv, 1)
+	env := rcv.WaitEnvelope(t, 1)
 	if env["type"] != app.EventContactBlocked || env["data"].(map[string]any)["id"] != dst {
 		t.Errorf("envelope %v", env)
 	}
@@ -212,13 +212,13 @@ func TestMergeKeepsEarliestOptOutWithoutNewEvent(t *testing.T) {
 
 func TestMergeErrors(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	a, b := ctNamed(e, "A"), ctNamed(e, "B")
 	other, otherKey := e.OrgWithAdmin("Other")
 	foreign := ctContact(e, otherKey, other.ID, map[string]any{"name": "Theirs"})["id"].(string)
 	for _, path := range []string{"/orgs/c/contacts/merge", "/orgs/c/contacts/merge/dry"} {
 		t.Run(path, func(t *testing.T) {
-			e := ctFor(t, e)
+			e := e.For(t)
 			e.Do("POST", path, e.AdminKey, map[string]any{"source_contact_id": a, "target_contact_id": a}).
 				ExpectError(400, "invalid_argument", "target_contact_id")
 			e.Do("POST", path, e.AdminKey, map[string]any{}).ExpectError(400, "invalid_argument", "source_contact_id", "target_contact_id")

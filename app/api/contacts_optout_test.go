@@ -10,7 +10,7 @@ import (
 
 func TestPatchBlockedSetsTimestampAndEmitsOnce(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	rcv := apitest.NewReceiver(t)
 	hook := e.Webhook(e.AdminKey, "c", rcv.URL, app.EventContactBlocked, app.EventContactUnsubscribed)
 	id := ctNamed(e, "Troll", map[string]any{"type": "email", "email": "troll@example.com"})
@@ -19,16 +19,16 @@ func TestPatchBlockedSetsTimestampAndEmitsOnce(t *testing.T) {
 	e.Clock.Advance(time.Minute)
 	blockedAt := app.At(e.Clock.Now()).String()
 	c := e.Do("PATCH", path, e.AdminKey, map[string]any{"blocked": true}).Expect(200).Map()
-	ctShape(t, "patched contact", c, ctContactShape)
+	apitest.ExpectShape(t, "patched contact", c, ctContactShape)
 	if c["blocked"] != true || c["blocked_at"] != blockedAt || c["updated_at"] != blockedAt || c["unsubscribed"] != false {
 		t.Fatalf("after blocking: %v", c)
 	}
-	env := ctWaitEvent(t, rcv, 1)
+	env := rcv.WaitEnvelope(t, 1)
 	if env["type"] != app.EventContactBlocked || env["org_id"] != e.Org.ID {
 		t.Fatalf("envelope %v", env)
 	}
 	data := env["data"].(map[string]any)
-	ctShape(t, "contact.blocked data", data, ctContactShape)
+	apitest.ExpectShape(t, "contact.blocked data", data, ctContactShape)
 	if data["id"] != id || data["blocked"] != true || data["blocked_at"] != blockedAt || len(data["channels"].([]any)) != 1 {
 		t.Errorf("contact.blocked data %v", data)
 	}
@@ -55,19 +55,19 @@ func TestPatchBlockedSetsTimestampAndEmitsOnce(t *testing.T) {
 	// Blocking again is a new false -> true change: a second event, a new blocked_at.
 	e.Clock.Advance(time.Minute)
 	c = e.Do("PATCH", path, e.AdminKey, map[string]any{"blocked": true, "name": "Renamed"}).Expect(200).Map()
-	env = ctWaitEvent(t, rcv, 2)
+	env = rcv.WaitEnvelope(t, 2)
 	if env["type"] != app.EventContactBlocked || env["data"].(map[string]any)["blocked_at"] != c["blocked_at"] ||
 		c["blocked_at"] == blockedAt || env["data"].(map[string]any)["name"] != "Renamed" {
 		t.Errorf("second block: contact %v, envelope %v", c, env)
 	}
-	if ctEvents(t, rcv)[0]["id"] == env["id"] {
+	if rcv.Envelopes(t)[0]["id"] == env["id"] {
 		t.Errorf("the second event reused the first event's id")
 	}
 }
 
 func TestPatchUnsubscribedCarriesReasonAndFeedback(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	rcv := apitest.NewReceiver(t)
 	hook := e.Webhook(e.AdminKey, "c", rcv.URL, app.EventContactBlocked, app.EventContactUnsubscribed)
 	id := ctNamed(e, "Reader")
@@ -81,9 +81,9 @@ func TestPatchUnsubscribedCarriesReasonAndFeedback(t *testing.T) {
 		c["unsubscribe_feedback"] != "Weekly would be fine" || c["blocked"] != false {
 		t.Fatalf("after unsubscribing: %v", c)
 	}
-	env := ctWaitEvent(t, rcv, 1)
+	env := rcv.WaitEnvelope(t, 1)
 	data := env["data"].(map[string]any)
-	ctShape(t, "contact.unsubscribed data", data, ctContactShape)
+	apitest.ExpectShape(t, "contact.unsubscribed data", data, ctContactShape)
 	if env["type"] != app.EventContactUnsubscribed || data["id"] != id || data["unsubscribed"] != true ||
 		data["unsubscribed_at"] != at || data["unsubscribe_reason"] != "too_frequent" || data["unsubscribe_feedback"] != "Weekly would be fine" {
 		t.Fatalf("envelope %v", env)
@@ -110,7 +110,7 @@ func TestPatchUnsubscribedCarriesReasonAndFeedback(t *testing.T) {
 	if c["unsubscribe_reason"] != app.ReasonManual || c["unsubscribe_feedback"] != nil {
 		t.Errorf("unsubscribe without reason: %v", c)
 	}
-	env = ctWaitEvent(t, rcv, 2)
+	env = rcv.WaitEnvelope(t, 2)
 	if d := env["data"].(map[string]any); env["type"] != app.EventContactUnsubscribed || d["unsubscribe_reason"] != app.ReasonManual {
 		t.Errorf("second envelope %v", env)
 	}
@@ -120,19 +120,19 @@ func TestPatchUnsubscribedCarriesReasonAndFeedback(t *testing.T) {
 	e.Do("PATCH", "/orgs/c/contacts/"+other, e.AdminKey, map[string]any{"blocked": true, "unsubscribed": true}).Expect(200)
 	rcv.Wait(t, 4, 5*time.Second)
 	types := []string{}
-	for _, env := range ctEvents(t, rcv)[2:] {
+	for _, env := range rcv.Envelopes(t)[2:] {
 		if env["data"].(map[string]any)["id"] != other {
 			t.Errorf("event %v is not about %s", env, other)
 		}
 		types = append(types, env["type"].(string))
 	}
-	ctSameSet(t, "events of one PATCH", types, []string{app.EventContactBlocked, app.EventContactUnsubscribed})
+	apitest.SameSet(t, "events of one PATCH", types, []string{app.EventContactBlocked, app.EventContactUnsubscribed})
 	rcv.Quiet(t, 4, 200*time.Millisecond)
 }
 
 func TestPatchContactValidation(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	id := ctNamed(e, "Valid")
 	path := "/orgs/c/contacts/" + id
 	before := e.Do("GET", path, e.AdminKey, nil).Expect(200).Map()

@@ -6,14 +6,15 @@ import (
 	"time"
 
 	"wsapi/app"
+	"wsapi/app/apitest"
 )
 
 func TestSegmentCRUD(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	created := e.Do("POST", "/orgs/c/segments", e.AdminKey, map[string]any{"name": " Zebra ", "color": "red"}).Expect(201).Map()
-	ctShape(t, "segment", created, ctSegmentShape)
-	ctID(t, created["id"], "seg")
+	apitest.ExpectShape(t, "segment", created, ctSegmentShape)
+	apitest.CheckID(t, created["id"], "seg")
 	if created["name"] != "Zebra" || created["color"] != "red" || created["contacts_count"] != 0.0 || created["created_at"] != apitest0 {
 		t.Fatalf("created %v", created)
 	}
@@ -27,7 +28,7 @@ func TestSegmentCRUD(t *testing.T) {
 	}
 
 	got := e.Do("GET", "/orgs/c/segments/"+id, e.AdminKey, nil).Expect(200).Map()
-	ctShape(t, "GET segment", got, ctSegmentShape)
+	apitest.ExpectShape(t, "GET segment", got, ctSegmentShape)
 	list := e.Do("GET", "/orgs/c/segments", e.AdminKey, nil).Expect(200)
 	if l := list.List(); len(l) != 2 || l[0]["name"] != "Alpha" || l[1]["name"] != "Zebra" || list.Header.Get("pagination-count") != "2" {
 		t.Errorf("list %v (count %s), want Alpha then Zebra", l, list.Header.Get("pagination-count"))
@@ -50,7 +51,7 @@ func TestSegmentCRUD(t *testing.T) {
 	e.Do("POST", "/orgs/c/segments", e.AdminKey, map[string]any{"name": " "}).ExpectError(400, "invalid_argument", "name")
 	e.Do("POST", "/orgs/c/segments", e.AdminKey, map[string]any{"color": "red"}).ExpectError(400, "invalid_argument", "name")
 	e.Do("POST", "/orgs/c/segments", e.AdminKey, map[string]any{"name": "x", "icon": "star"}).ExpectError(400, "invalid_argument", "icon")
-	if n := ctCount(e, e.AdminKey, "/orgs/c/segments"); n != 2 {
+	if n := e.Count(e.AdminKey, "/orgs/c/segments"); n != 2 {
 		t.Errorf("%d segments after rejected creates, want 2", n)
 	}
 	if got := e.Do("GET", "/orgs/c/segments/"+id, e.AdminKey, nil).Expect(200).Map(); got["color"] != "blue" {
@@ -70,7 +71,7 @@ func TestSegmentCRUD(t *testing.T) {
 
 func TestSegmentMembership(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	seg := ctSegment(e, e.AdminKey, "c", "Customers")
 	a, b, c := ctNamed(e, "A"), ctNamed(e, "B"), ctNamed(e, "C")
 	path := "/orgs/c/segments/" + seg + "/contacts"
@@ -79,7 +80,7 @@ func TestSegmentMembership(t *testing.T) {
 	}
 
 	s := e.Do("POST", path, e.AdminKey, map[string]any{"contact_ids": []string{a, b}}).Expect(200).Map()
-	ctShape(t, "segment", s, ctSegmentShape)
+	apitest.ExpectShape(t, "segment", s, ctSegmentShape)
 	if s["contacts_count"] != 2.0 || s["id"] != seg {
 		t.Fatalf("after adding two: %v", s)
 	}
@@ -95,7 +96,7 @@ func TestSegmentMembership(t *testing.T) {
 	if n := count(); n != 2.0 {
 		t.Errorf("contacts_count %v after rejected adds, want 2", n)
 	}
-	ctSameSet(t, "segment_id filter", ctIDs(e, "/orgs/c/contacts?segment_id="+seg), []string{a, b})
+	apitest.SameSet(t, "segment_id filter", ctIDs(e, "/orgs/c/contacts?segment_id="+seg), []string{a, b})
 	if segs := e.Do("GET", "/orgs/c/contacts/"+a, e.AdminKey, nil).Expect(200).Map()["segments"].([]any); len(segs) != 1 ||
 		segs[0].(map[string]any)["id"] != seg || segs[0].(map[string]any)["contacts_count"] != 2.0 {
 		t.Errorf("contact's segments %v", segs)
@@ -107,8 +108,8 @@ func TestSegmentMembership(t *testing.T) {
 	if n := count(); n != 1.0 {
 		t.Errorf("contacts_count %v after removing one, want 1", n)
 	}
-	ctSameSet(t, "segment_id filter after removal", ctIDs(e, "/orgs/c/contacts?segment_id="+seg), []string{b})
-	if n := ctCount(e, e.AdminKey, "/orgs/c/contacts"); n != 3 {
+	apitest.SameSet(t, "segment_id filter after removal", ctIDs(e, "/orgs/c/contacts?segment_id="+seg), []string{b})
+	if n := e.Count(e.AdminKey, "/orgs/c/contacts"); n != 3 {
 		t.Errorf("removing from a segment deleted a contact: %d contacts", n)
 	}
 	if ids := ctIDs(e, "/orgs/c/contacts?segment_id=seg_unknown"); len(ids) != 0 {
@@ -118,7 +119,7 @@ func TestSegmentMembership(t *testing.T) {
 
 func TestContactListFiltersAndSearch(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	grace := ctNamed(e, "Grace Hopper",
 		map[string]any{"type": "email", "email": "grace@navy.example"},
 		map[string]any{"type": "sms", "phone": "+1 (555) 010-9999"},
@@ -165,9 +166,9 @@ func TestContactListFiltersAndSearch(t *testing.T) {
 		{"search=grace&unsubscribed=true", nil},
 	} {
 		t.Run(c.query, func(t *testing.T) {
-			e := ctFor(t, e)
-			ctSameSet(t, c.query, ctIDs(e, "/orgs/c/contacts?"+c.query), c.want)
-			if n := ctCount(e, e.AdminKey, "/orgs/c/contacts?"+c.query); n != len(c.want) {
+			e := e.For(t)
+			apitest.SameSet(t, c.query, ctIDs(e, "/orgs/c/contacts?"+c.query), c.want)
+			if n := e.Count(e.AdminKey, "/orgs/c/contacts?"+c.query); n != len(c.want) {
 				t.Errorf("pagination-count %d, want %d", n, len(c.want))
 			}
 		})

@@ -10,9 +10,9 @@ import (
 
 func TestContactJSONShape(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	seg := e.Do("POST", "/orgs/c/segments", e.AdminKey, map[string]any{"name": "VIP", "color": "red"}).Expect(201).Map()
-	ctShape(t, "segment", seg, ctSegmentShape)
+	apitest.ExpectShape(t, "segment", seg, ctSegmentShape)
 	if seg["color"] != "red" || seg["contacts_count"] != 0.0 {
 		t.Fatalf("new segment %v", seg)
 	}
@@ -25,8 +25,8 @@ func TestContactJSONShape(t *testing.T) {
 		},
 		"segment_ids": []string{seg["id"].(string)},
 	})
-	ctShape(t, "contact", c, ctContactShape)
-	ctID(t, c["id"], "ct")
+	apitest.ExpectShape(t, "contact", c, ctContactShape)
+	apitest.CheckID(t, c["id"], "ct")
 	if c["name"] != "Ada Lovelace" || c["blocked"] != false || c["unsubscribed"] != false || c["is_admin"] != false {
 		t.Errorf("contact %v", c)
 	}
@@ -44,9 +44,9 @@ func TestContactJSONShape(t *testing.T) {
 		t.Fatalf("channels %v", chs)
 	}
 	email, wa := chs[0].(map[string]any), chs[1].(map[string]any)
-	ctShape(t, "channel", email, ctChannelShape)
-	ctShape(t, "channel", wa, ctChannelShape)
-	ctID(t, email["id"], "ch")
+	apitest.ExpectShape(t, "channel", email, ctChannelShape)
+	apitest.ExpectShape(t, "channel", wa, ctChannelShape)
+	apitest.CheckID(t, email["id"], "ch")
 	if email["type"] != "email" || email["email"] != "ada@example.com" || email["link"] != "mailto:ada@example.com" || email["phone"] != "" {
 		t.Errorf("email channel %v", email)
 	}
@@ -62,7 +62,7 @@ func TestContactJSONShape(t *testing.T) {
 		t.Fatalf("segments %v", segs)
 	}
 	s0 := segs[0].(map[string]any)
-	ctShape(t, "contact.segments[0]", s0, ctSegmentShape)
+	apitest.ExpectShape(t, "contact.segments[0]", s0, ctSegmentShape)
 	if s0["id"] != seg["id"] || s0["contacts_count"] != 1.0 {
 		t.Errorf("contact segment %v", s0)
 	}
@@ -70,7 +70,7 @@ func TestContactJSONShape(t *testing.T) {
 	// GET and the list answer the same object.
 	id := c["id"].(string)
 	got := e.Do("GET", "/orgs/c/contacts/"+id, e.AdminKey, nil).Expect(200).Map()
-	ctShape(t, "GET contact", got, ctContactShape)
+	apitest.ExpectShape(t, "GET contact", got, ctContactShape)
 	if len(got["channels"].([]any)) != 2 || len(got["segments"].([]any)) != 1 {
 		t.Errorf("GET %v", got)
 	}
@@ -78,18 +78,18 @@ func TestContactJSONShape(t *testing.T) {
 	if len(list) != 1 {
 		t.Fatalf("list %v", list)
 	}
-	ctShape(t, "listed contact", list[0], ctContactShape)
+	apitest.ExpectShape(t, "listed contact", list[0], ctContactShape)
 
 	// A contact without channels or segments answers empty arrays, never null.
 	bare := ctContact(e, e.AdminKey, "c", map[string]any{"name": "Bare"})
-	if ctKind(bare["channels"]) != "array" || ctKind(bare["segments"]) != "array" {
+	if apitest.JSONKind(bare["channels"]) != "array" || apitest.JSONKind(bare["segments"]) != "array" {
 		t.Errorf("bare contact %v", bare)
 	}
 
 	// POST /contacts/{id}/channels answers one Channel.
 	e.Clock.Advance(time.Second)
 	ch := e.Do("POST", "/orgs/c/contacts/"+id+"/channels", e.AdminKey, map[string]any{"type": "telegram", "username": "ada_l"}).Expect(201).Map()
-	ctShape(t, "added channel", ch, ctChannelShape)
+	apitest.ExpectShape(t, "added channel", ch, ctChannelShape)
 	if ch["link"] != "https://t.me/ada_l" || ch["type"] != "telegram" {
 		t.Errorf("added channel %v", ch)
 	}
@@ -107,7 +107,7 @@ var apitest0 = app.At(apitest.Start).String()
 
 func TestNoteAndMemoryJSONShape(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	var author app.Member
 	e.Do("POST", "/orgs/c/members", e.AdminKey, map[string]any{"name": "Grace", "email": "grace@example.com",
 		"avatar": "https://example.com/grace.png"}).Expect(201).JSON(&author)
@@ -115,9 +115,9 @@ func TestNoteAndMemoryJSONShape(t *testing.T) {
 	id := ctNamed(e, "Someone")
 
 	n := e.Do("POST", "/orgs/c/contacts/"+id+"/notes", key, map[string]any{"content": "Prefers calls"}).Expect(201).Map()
-	ctShape(t, "note", n, ctNoteShape)
-	ctID(t, n["id"], "note")
-	ctShape(t, "note.user", n["user"].(map[string]any), map[string]string{"id": "string", "name": "string", "avatar": "string"})
+	apitest.ExpectShape(t, "note", n, ctNoteShape)
+	apitest.CheckID(t, n["id"], "note")
+	apitest.ExpectShape(t, "note.user", n["user"].(map[string]any), map[string]string{"id": "string", "name": "string", "avatar": "string"})
 	wantUser := map[string]any{"id": author.ID, "name": "Grace", "avatar": "https://example.com/grace.png"}
 	for k, v := range wantUser {
 		if n["user"].(map[string]any)[k] != v {
@@ -131,7 +131,7 @@ func TestNoteAndMemoryJSONShape(t *testing.T) {
 	if len(listed) != 1 {
 		t.Fatalf("notes %v", listed)
 	}
-	ctShape(t, "listed note", listed[0], ctNoteShape)
+	apitest.ExpectShape(t, "listed note", listed[0], ctNoteShape)
 	for k, v := range wantUser {
 		if listed[0]["user"].(map[string]any)[k] != v {
 			t.Errorf("listed note.user %v, want %v", listed[0]["user"], wantUser)
@@ -140,8 +140,8 @@ func TestNoteAndMemoryJSONShape(t *testing.T) {
 
 	m := e.Do("POST", "/orgs/c/contacts/"+id+"/memories", key, map[string]any{"type": "PREFERENCE", "importance": 0.75,
 		"content": "likes tea"}).Expect(201).Map()
-	ctShape(t, "memory", m, ctMemoryShape)
-	ctID(t, m["id"], "cmem")
+	apitest.ExpectShape(t, "memory", m, ctMemoryShape)
+	apitest.CheckID(t, m["id"], "cmem")
 	if m["user_id"] != author.ID || m["contact_id"] != id || m["type"] != "PREFERENCE" || m["importance"] != 0.75 || m["content"] != "likes tea" {
 		t.Errorf("memory %v", m)
 	}
@@ -149,7 +149,7 @@ func TestNoteAndMemoryJSONShape(t *testing.T) {
 	if l := ml.List(); len(l) != 1 || l[0]["id"] != m["id"] {
 		t.Fatalf("memories %v", l)
 	} else {
-		ctShape(t, "listed memory", l[0], ctMemoryShape)
+		apitest.ExpectShape(t, "listed memory", l[0], ctMemoryShape)
 	}
 	if ml.Header.Get("pagination-next") != "" || ml.Header.Get("pagination-count") != "1" {
 		t.Errorf("memories headers %v", ml.Header)
@@ -160,14 +160,14 @@ func TestNoteAndMemoryJSONShape(t *testing.T) {
 	e.Do("DELETE", "/orgs/c/contacts/"+id+"/notes/"+n["id"].(string), key, nil).ExpectError(404, "not_found")
 	e.Do("DELETE", "/orgs/c/contacts/"+id+"/memories/"+m["id"].(string), key, nil).Expect(204)
 	e.Do("DELETE", "/orgs/c/contacts/"+id+"/memories/"+m["id"].(string), key, nil).ExpectError(404, "not_found")
-	if ctCount(e, e.AdminKey, "/orgs/c/contacts/"+id+"/notes") != 0 || ctCount(e, e.AdminKey, "/orgs/c/contacts/"+id+"/memories") != 0 {
+	if e.Count(e.AdminKey, "/orgs/c/contacts/"+id+"/notes") != 0 || e.Count(e.AdminKey, "/orgs/c/contacts/"+id+"/memories") != 0 {
 		t.Errorf("note or memory still listed after delete")
 	}
 }
 
 func TestContactDeleteRemovesChildren(t *testing.T) {
 	t.Parallel()
-	e := ctEnv(t)
+	e := apitest.New(t, apitest.Unlimited)
 	db := ctDB(t, e)
 	seg := ctSegment(e, e.AdminKey, "c", "Newsletter")
 	gone := ctContact(e, e.AdminKey, "c", map[string]any{"name": "Leaving",
@@ -209,7 +209,7 @@ func TestContactDeleteRemovesChildren(t *testing.T) {
 		t.Errorf("dry run after delete %+v, want both created", res)
 	}
 	// The other contact keeps everything.
-	if ctCount(e, e.AdminKey, "/orgs/c/contacts/"+stays+"/notes") != 1 || ctCount(e, e.AdminKey, "/orgs/c/contacts/"+stays+"/memories") != 1 {
+	if e.Count(e.AdminKey, "/orgs/c/contacts/"+stays+"/notes") != 1 || e.Count(e.AdminKey, "/orgs/c/contacts/"+stays+"/memories") != 1 {
 		t.Errorf("the other contact lost its children")
 	}
 }

@@ -38,7 +38,7 @@ func TestErrorBodyShape(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res := envFor(t, e).Do(tc.method, tc.path, tc.key, tc.body).ExpectError(tc.status, tc.code, tc.fields...)
+			res := e.For(t).Do(tc.method, tc.path, tc.key, tc.body).ExpectError(tc.status, tc.code, tc.fields...)
 			if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 				t.Errorf("Content-Type %q", ct)
 			}
@@ -70,10 +70,10 @@ func TestErrorBodyShape(t *testing.T) {
 func TestJSONDecoding(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
-	post := func(name string, body any, code string, fields ...string) apiCall {
-		return apiCall{name: name, method: "POST", path: "/orgs/c/members", key: e.AdminKey, body: body, status: 400, code: code, fields: fields}
+	post := func(name string, body any, code string, fields ...string) apitest.Scenario {
+		return apitest.Scenario{Name: name, Method: "POST", URL: "/orgs/c/members", Key: e.AdminKey, Body: body, Status: 400, Code: code, Fields: fields}
 	}
-	runAll(t, e, []apiCall{
+	e.Run(t, []apitest.Scenario{
 		post("unknown field", `{"name":"a","email":"a@example.com","nickname":"x"}`, "invalid_argument", "nickname"),
 		post("malformed", `{"name":`, "invalid_json"),
 		post("unquoted key", `{name: "a"}`, "invalid_json"),
@@ -88,13 +88,13 @@ func TestJSONDecoding(t *testing.T) {
 		post("trailing garbage", `{"name":"a","email":"a@example.com"}x`, "invalid_json"),
 		post("empty body validates", "", "invalid_argument", "name", "email"),
 		post("null body validates", "null", "invalid_argument", "name", "email"),
-		{name: "wrong nested type", method: "PATCH", path: "/orgs/c", key: e.AdminKey,
-			body: `{"config": {"email": 5}}`, status: 400, code: "invalid_argument", fields: []string{"config.email"}},
-		{name: "nested and top-level problems together", method: "PATCH", path: "/orgs/c", key: e.AdminKey,
-			body: `{"config": {"email": 5}, "name": false, "shoe_size": 9}`, status: 400, code: "invalid_argument",
-			fields: []string{"config.email", "name", "shoe_size"}},
-		{name: "trailing whitespace is fine", method: "POST", path: "/orgs/c/members", key: e.AdminKey,
-			body: "{\"name\":\"a\",\"email\":\"a@example.com\"}\n\n  ", status: 201},
+		{Name: "wrong nested type", Method: "PATCH", URL: "/orgs/c", Key: e.AdminKey,
+			Body: `{"config": {"email": 5}}`, Status: 400, Code: "invalid_argument", Fields: []string{"config.email"}},
+		{Name: "trailing whitespace is fine", Method: "POST", URL: "/orgs/c/members", Key: e.AdminKey,
+			Body: "{\"name\":\"a\",\"email\":\"a@example.com\"}\n\n  ", Status: 201},
+		{Name: "nested and top-level problems together", Method: "PATCH", URL: "/orgs/c", Key: e.AdminKey,
+			Body: `{"config": {"email": 5}, "name": false, "shoe_size": 9}`, Status: 400, Code: "invalid_argument",
+			Fields: []string{"config.email", "name", "shoe_size"}},
 	})
 }
 
@@ -121,7 +121,7 @@ func TestBodyLimit(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := envFor(t, e)
+			e := e.For(t)
 			var rd io.Reader = strings.NewReader(tc.body)
 			if tc.chunked {
 				rd = io.MultiReader(rd) // no length known: sent chunked
@@ -209,7 +209,7 @@ func TestRateLimitHeadersEverywhere(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res := envFor(t, e).Do(tc.method, tc.path, tc.key, nil).Expect(tc.status)
+			res := e.For(t).Do(tc.method, tc.path, tc.key, nil).Expect(tc.status)
 			if res.Header.Get("RateLimit-Limit") != "500" {
 				t.Errorf("RateLimit-Limit %q", res.Header.Get("RateLimit-Limit"))
 			}
@@ -312,7 +312,7 @@ func TestPagination(t *testing.T) {
 	for _, path := range []string{"/orgs/c/members", "/orgs/c/sub-orgs", "/orgs/c/keys"} {
 		for _, tc := range cases {
 			t.Run(path+tc.query, func(t *testing.T) {
-				res := envFor(t, e).Do("GET", path+tc.query, e.AdminKey, nil)
+				res := e.For(t).Do("GET", path+tc.query, e.AdminKey, nil)
 				if tc.status == 400 {
 					res.ExpectError(400, "invalid_argument", tc.fields...)
 					return
@@ -362,7 +362,7 @@ func TestIDsAndTimestamps(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkID(t, tc.obj["id"], tc.prefix)
+			apitest.CheckID(t, tc.obj["id"], tc.prefix)
 			checkTimestamps(t, tc.obj, tc.times...)
 			if got := tc.obj["created_at"]; got != "2026-01-02T03:04:06.234Z" {
 				t.Errorf("created_at %v, want the clock's time truncated to the millisecond", got)

@@ -9,20 +9,28 @@ import (
 
 var (
 	errNoRoute       = &app.Error{Code: app.CodeNotFound, Message: "no such route"}
-	errNoMethod      = &app.Error{Code: app.CodeMethodNotAllowed, Message: "method not allowed on this route"}
-	errTooLarge      = &app.Error{Code: app.CodeTooLarge, Message: "request body is too large"}
+	errNoMethod      = &app.Error{Code: codeMethodNotAllowed, Message: "method not allowed on this route"}
+	errTooLarge      = &app.Error{Code: codeTooLarge, Message: "request body is too large"}
 	errUnauthorized  = &app.Error{Code: app.CodeUnauthenticated, Message: "missing or invalid API key"}
-	errInternalReply = &app.Error{Code: app.CodeInternal, Message: "internal error"}
+	errInternalReply = &app.Error{Code: codeInternal, Message: "internal error"}
 	errBodyTimeout   = &app.Error{Code: codeRequestTimeout, Message: "request body did not arrive in time (http.read_timeout, http.min_body_rate)"}
 )
 
-// codeRequestTimeout is a transport error: the body's read deadline passed (guardBodies).
-const codeRequestTimeout app.Code = "request_timeout"
+// The codes only the transport produces; the domain's own are in app/errors.go.
+const (
+	codeInvalidJSON      app.Code = "invalid_json"
+	codeMethodNotAllowed app.Code = "method_not_allowed"
+	codeTooLarge         app.Code = "payload_too_large"
+	codeRateLimited      app.Code = "rate_limited"
+	codeInternal         app.Code = "internal"
+	// codeRequestTimeout: the body's read deadline passed (guardBodies).
+	codeRequestTimeout app.Code = "request_timeout"
+)
 
 // statusOf is the one mapping from error codes to HTTP statuses.
 func statusOf(code app.Code) int {
 	switch code {
-	case app.CodeInvalidJSON, app.CodeInvalidArgument:
+	case codeInvalidJSON, app.CodeInvalidArgument:
 		return http.StatusBadRequest
 	case app.CodeUnauthenticated:
 		return http.StatusUnauthorized
@@ -30,13 +38,13 @@ func statusOf(code app.Code) int {
 		return http.StatusForbidden
 	case app.CodeNotFound:
 		return http.StatusNotFound
-	case app.CodeMethodNotAllowed:
+	case codeMethodNotAllowed:
 		return http.StatusMethodNotAllowed
 	case app.CodeConflict:
 		return http.StatusConflict
-	case app.CodeTooLarge:
+	case codeTooLarge:
 		return http.StatusRequestEntityTooLarge
-	case app.CodeRateLimited:
+	case codeRateLimited:
 		return http.StatusTooManyRequests
 	case codeRequestTimeout:
 		return http.StatusRequestTimeout

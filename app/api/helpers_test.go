@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -10,65 +9,12 @@ import (
 	"wsapi/app/apitest"
 )
 
-// apiCall is one request of a table test: who calls what, and what must come back.
-type apiCall struct {
-	name   string
-	method string
-	path   string
-	key    string
-	body   any
-	status int
-	code   string   // error code when status >= 400
-	fields []string // fields the error must name
-}
-
-// run sends c and checks status, error code and fields.
-func (c apiCall) run(t *testing.T, e *apitest.Env) *apitest.Response {
-	t.Helper()
-	res := e.Do(c.method, c.path, c.key, c.body)
-	if c.status >= 400 {
-		return res.ExpectError(c.status, c.code, c.fields...)
-	}
-	return res.Expect(c.status)
-}
-
-// runAll runs each call as a subtest, in order (they share one server and may depend on
-// one another's effects only when written so).
-func runAll(t *testing.T, e *apitest.Env, calls []apiCall) {
-	t.Helper()
-	for _, c := range calls {
-		t.Run(c.name, func(t *testing.T) { c.run(t, envFor(t, e)) })
-	}
-}
-
-// envFor returns a copy of e that reports failures to t, so subtests fail themselves.
-func envFor(t *testing.T, e *apitest.Env) *apitest.Env {
-	c := *e
-	c.T = t
-	return &c
-}
-
-var (
-	timestampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
-	idRE        = regexp.MustCompile(`^([a-z]+)_([0-9A-Za-z]+)$`)
-)
-
-// checkID fails unless id has the prefix and at least 20 base62 characters after it.
-func checkID(t *testing.T, id any, prefix string) {
-	t.Helper()
-	s, _ := id.(string)
-	m := idRE.FindStringSubmatch(s)
-	if m == nil || m[1] != prefix || len(m[2]) < 20 {
-		t.Errorf("id %q: want %s_ and at least 20 base62 characters", s, prefix)
-	}
-}
-
 // checkTimestamps fails unless every named field is an RFC 3339 UTC time with milliseconds.
 func checkTimestamps(t *testing.T, obj map[string]any, fields ...string) {
 	t.Helper()
 	for _, f := range fields {
 		s, _ := obj[f].(string)
-		if !timestampRE.MatchString(s) {
+		if !apitest.TimestampRE.MatchString(s) {
 			t.Errorf("%s = %v: want RFC 3339 UTC with milliseconds", f, obj[f])
 		}
 	}

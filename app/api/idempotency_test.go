@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"wsapi/app/apitest"
-	"wsapi/cli"
 )
 
 // postWithKey sends an authenticated POST with an Idempotency-Key (none when idem is "-").
@@ -34,7 +33,7 @@ func postWithKey(t *testing.T, e *apitest.Env, path, key, idem string, body any)
 }
 
 func idemEnv(t *testing.T) *apitest.Env {
-	return apitest.New(t, func(c *cli.Config) { c.HTTP.RateLimitPerMinute = 1 << 20 })
+	return apitest.New(t, apitest.Unlimited)
 }
 
 // TestIdempotentReplay: the first answer is stored per organization, key and route and

@@ -47,7 +47,7 @@ func icFind(p icPage, id string) map[string]any {
 // answer.
 func TestInboxCacheOtherProcess(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	a := chConversation(e, e.AdminKey, "c", "Ann")["id"].(string)
 	icStep(e)
 	b := chConversation(e, e.AdminKey, "c", "Ben")["id"].(string)
@@ -58,7 +58,7 @@ func TestInboxCacheOtherProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	cliSvc := app.NewService(db, e.Clock, nil)
+	cliSvc := app.NewService(app.Deps{Store: db, Clock: e.Clock})
 	closed := "CLOSED"
 	icStep(e)
 	if _, err := cliSvc.UpdateChat(context.Background(), e.Org.ID, a, app.ChatPatch{State: &closed,
@@ -79,7 +79,7 @@ func TestInboxCacheOtherProcess(t *testing.T) {
 // tested through the API only.
 func TestInboxCacheRawWrites(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	k, org := e.AdminKey, e.Org.ID
 	agent := e.Member(k, "c", "Agent Raw", "MEMBER")
 	other := e.Member(k, "c", "Other Raw", "MEMBER")
@@ -178,7 +178,7 @@ func TestInboxCacheRawWrites(t *testing.T) {
 // which is never cached, sees it); with the trigger back, the next change is.
 func TestInboxCacheControl(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	a := chChat(e, e.AdminKey, "c", map[string]any{"title": "first"})["id"].(string)
 	db := icWriter(t, e)
 	var trigger string
@@ -229,7 +229,7 @@ func TestInboxCacheMigration(t *testing.T) {
 	}
 	t.Run("down and up", func(t *testing.T) {
 		t.Parallel()
-		e := chEnv(t)
+		e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 		a := chConversation(e, e.AdminKey, "c", "Ann")["id"].(string)
 		chMsg(e, e.AdminKey, "c", a, "user", "hello")
 		downUp(t, e)
@@ -242,7 +242,7 @@ func TestInboxCacheMigration(t *testing.T) {
 	})
 	t.Run("version restarts while serving", func(t *testing.T) {
 		t.Parallel()
-		e := chEnv(t)
+		e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 		a := chChat(e, e.AdminKey, "c", map[string]any{"title": "t0"})["id"].(string)
 		icPrime(e, "")
 		var v int

@@ -93,7 +93,7 @@ func TestInboxCacheAPIWrites(t *testing.T) {
 
 	t.Run("new message", func(t *testing.T) { // messages insert (and chats update, last_message_id)
 		t.Parallel()
-		e := chEnv(t)
+		e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 		a := chConversation(e, k(e), "c", "Ann")["id"].(string)
 		chMsg(e, k(e), "c", a, "user", "hello")
 		icStep(e)
@@ -113,7 +113,7 @@ func TestInboxCacheAPIWrites(t *testing.T) {
 
 	t.Run("older message edited", func(t *testing.T) { // messages update only: not the last one
 		t.Parallel()
-		e := chEnv(t)
+		e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 		a := chConversation(e, k(e), "c", "Ann")["id"].(string)
 		old := chMsg(e, k(e), "c", a, "user", "alpha")["id"].(string)
 		chMsg(e, k(e), "c", a, "user", "beta")
@@ -125,7 +125,7 @@ func TestInboxCacheAPIWrites(t *testing.T) {
 
 	t.Run("chat patch", func(t *testing.T) { // chats update
 		t.Parallel()
-		e := chEnv(t)
+		e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 		agent := e.Member(k(e), "c", "Agent Smith", "MEMBER")
 		a := chConversation(e, k(e), "c", "Ann")["id"].(string)
 		icStep(e)
@@ -165,7 +165,7 @@ func TestInboxCacheAPIWrites(t *testing.T) {
 
 	t.Run("assignee renamed", func(t *testing.T) { // members update of name, email, avatar
 		t.Parallel()
-		e := chEnv(t)
+		e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 		agent := e.Member(k(e), "c", "Agent Old", "MEMBER")
 		a := chConversation(e, k(e), "c", "Ann")["id"].(string)
 		chPatch(e, k(e), "c", a, map[string]any{"assigned_user_id": agent.ID})
@@ -186,7 +186,7 @@ func TestInboxCacheAPIWrites(t *testing.T) {
 
 	t.Run("contact renamed", func(t *testing.T) { // contacts update
 		t.Parallel()
-		e := chEnv(t)
+		e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 		chat := chConversation(e, k(e), "c", "Carl Old")
 		a, contact := chat["id"].(string), chObj(icContactOf(t, chat), "contact")["id"].(string)
 		icPrime(e, "", "search=zoltan", "search=carl")
@@ -200,7 +200,7 @@ func TestInboxCacheAPIWrites(t *testing.T) {
 
 	t.Run("contact blocked and channel filled", func(t *testing.T) { // contacts update; channels update
 		t.Parallel()
-		e := chEnv(t)
+		e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 		ct := chContact(e, k(e), "c", "Dora", map[string]any{"type": "email", "email": "dora@example.com"})
 		a := chChat(e, k(e), "c", map[string]any{"contact_id": ct["id"]})["id"].(string)
 		icPrime(e, "")
@@ -220,7 +220,7 @@ func TestInboxCacheAPIWrites(t *testing.T) {
 
 	t.Run("reactions", func(t *testing.T) { // reactions insert, update (upsert), delete
 		t.Parallel()
-		e := chEnv(t)
+		e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 		a := chConversation(e, k(e), "c", "Ann")["id"].(string)
 		msg := chMsg(e, k(e), "c", a, "admin", "react to me")["id"].(string)
 		path := "/orgs/c/chats/" + a + "/messages/" + msg + "/reaction"
@@ -244,7 +244,7 @@ func TestInboxCacheAPIWrites(t *testing.T) {
 
 	t.Run("assistant renamed, disabled, deleted", func(t *testing.T) { // assistants update
 		t.Parallel()
-		e := chEnv(t)
+		e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 		asst := chAssistant(e, k(e), "c", map[string]any{"name": "Helper"})["id"].(string)
 		a := chChat(e, k(e), "c", map[string]any{"assistant_id": asst})["id"].(string)
 		path := "/orgs/c/assistants/" + asst
@@ -276,7 +276,7 @@ func TestInboxCacheAPIWrites(t *testing.T) {
 
 	t.Run("segment membership", func(t *testing.T) { // segment_members insert, delete
 		t.Parallel()
-		e := chEnv(t)
+		e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 		chat := chConversation(e, k(e), "c", "Sam")
 		a := chat["id"].(string)
 		contact := chObj(icContactOf(t, chat), "contact")["id"].(string)
@@ -292,7 +292,7 @@ func TestInboxCacheAPIWrites(t *testing.T) {
 
 	t.Run("segment membership by merge", func(t *testing.T) { // the source's segments move to the target
 		t.Parallel()
-		e := chEnv(t)
+		e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 		chat := chConversation(e, k(e), "c", "Target")
 		a := chat["id"].(string)
 		target := chObj(icContactOf(t, chat), "contact")["id"].(string)
@@ -308,7 +308,7 @@ func TestInboxCacheAPIWrites(t *testing.T) {
 
 	t.Run("segment deleted", func(t *testing.T) { // segments delete: segment_members go by the cascade
 		t.Parallel()
-		e := chEnv(t)
+		e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 		chat := chConversation(e, k(e), "c", "Sam")
 		contact := chObj(icContactOf(t, chat), "contact")["id"].(string)
 		seg := ctSegment(e, k(e), "c", "VIP")
@@ -322,7 +322,7 @@ func TestInboxCacheAPIWrites(t *testing.T) {
 
 	t.Run("chat deleted", func(t *testing.T) { // chats delete
 		t.Parallel()
-		e := chEnv(t)
+		e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 		a := chConversation(e, k(e), "c", "Ann")["id"].(string)
 		icStep(e)
 		b := chConversation(e, k(e), "c", "Ben")["id"].(string)
@@ -334,7 +334,7 @@ func TestInboxCacheAPIWrites(t *testing.T) {
 
 	t.Run("assignee deleted", func(t *testing.T) { // members delete (assigned_user_id set null)
 		t.Parallel()
-		e := chEnv(t)
+		e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 		agent := e.Member(k(e), "c", "Agent Gone", "MEMBER")
 		a := chConversation(e, k(e), "c", "Ann")["id"].(string)
 		chPatch(e, k(e), "c", a, map[string]any{"assigned_user_id": agent.ID})
@@ -354,7 +354,7 @@ func TestInboxCacheAPIWrites(t *testing.T) {
 
 	t.Run("temporary chat purged by the janitor", func(t *testing.T) { // chats delete
 		t.Parallel()
-		e := chEnv(t)
+		e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 		kept := chConversation(e, k(e), "c", "Ann")["id"].(string)
 		icStep(e)
 		temp := chChat(e, k(e), "c", map[string]any{"temporary": true})["id"].(string)

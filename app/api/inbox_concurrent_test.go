@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"wsapi/app/apitest"
 )
 
 // TestConcurrentInboxReadersAndWriter: readers list the same inbox views (the cached path and
@@ -15,7 +17,7 @@ import (
 // Under -race this also checks the inbox cache and the shared reads.
 func TestConcurrentInboxReadersAndWriter(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	const chats = 30
 	var ids []string
 	for i := range chats {
@@ -76,7 +78,7 @@ func TestConcurrentInboxReadersAndWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, view := range views {
-		if n := chCount(e, e.AdminKey, view); n != chats {
+		if n := e.Count(e.AdminKey, view); n != chats {
 			t.Fatalf("GET %s: pagination-count %d, want %d", view, n, chats)
 		}
 		if top := chInbox(e, e.AdminKey, view[len("/orgs/c/inbox?"):])[0]; top != last.Load() {

@@ -75,7 +75,7 @@ func ibxCheckWalk(t *testing.T, walked, want []string) {
 // created between pages: every original chat once, in order.
 func TestInboxCursorWalkWhileChatsArrive(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	ct := chContact(e, e.AdminKey, "c", "Walker", map[string]any{"type": "email", "email": "walker@example.com"})
 	var created []app.Chat
 	for i := range 1000 {
@@ -112,7 +112,7 @@ func TestInboxCursorWalkWhileChatsArrive(t *testing.T) {
 	// A fresh walk sees them all, with a smaller page size.
 	all, _ := ibxWalk(t, e, "take=73", nil)
 	ibxCheckWalk(t, all, ibxOrder(append(created, arrived...)))
-	if n := chCount(e, e.AdminKey, "/orgs/c/inbox?take=1"); n != len(created)+len(arrived) {
+	if n := e.Count(e.AdminKey, "/orgs/c/inbox?take=1"); n != len(created)+len(arrived) {
 		t.Errorf("pagination-count %d, want %d", n, len(created)+len(arrived))
 	}
 
@@ -134,7 +134,7 @@ func TestInboxCursorWalkWhileChatsArrive(t *testing.T) {
 // them and the cursor keeps its place.
 func TestInboxCursorEqualTimestamps(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	var created []app.Chat
 	for range 250 {
 		created = append(created, chCreate(t, e, app.ChatInput{}))

@@ -31,7 +31,7 @@ type ibxFixture struct {
 }
 
 func ibxSetup(t *testing.T) *ibxFixture {
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	f := &ibxFixture{e: e, chats: map[string]string{}, keys: map[string]string{"owner": e.AdminKey},
 		members: map[string]string{"owner": e.Owner.ID}}
 	for _, n := range []string{"m1", "m2"} {
@@ -222,7 +222,7 @@ func (f *ibxFixture) names(ids []string) []string {
 func TestInboxFilters(t *testing.T) {
 	t.Parallel()
 	f := ibxSetup(t)
-	f.e = chFor(t, f.e)
+	f.e = f.e.For(t)
 	f.check(t, "owner")
 	if len(f.expect("owner")) != 8 {
 		t.Fatalf("fixture: %d chats", len(f.model))
@@ -259,14 +259,14 @@ func TestInboxFilters(t *testing.T) {
 	if got := chInbox(f.e, f.keys["owner"], "filter=ASSIGNED_TO_ME"); len(got) != 0 {
 		t.Errorf("owner's chats %v", got)
 	}
-	chSameSet(t, "csat_max=1", chInbox(f.e, f.e.AdminKey, "csat_max=1"), []string{f.chats["c3"], f.chats["c6"]})
-	chSameSet(t, "status=RUNNING", chInbox(f.e, f.e.AdminKey, "status=RUNNING"), []string{f.chats["c5"]})
-	chSameSet(t, "UNREAD", chInbox(f.e, f.e.AdminKey, "filter=UNREAD"), []string{f.chats["c1"], f.chats["c5"], f.chats["c7"]})
+	apitest.SameSet(t, "csat_max=1", chInbox(f.e, f.e.AdminKey, "csat_max=1"), []string{f.chats["c3"], f.chats["c6"]})
+	apitest.SameSet(t, "status=RUNNING", chInbox(f.e, f.e.AdminKey, "status=RUNNING"), []string{f.chats["c5"]})
+	apitest.SameSet(t, "UNREAD", chInbox(f.e, f.e.AdminKey, "filter=UNREAD"), []string{f.chats["c1"], f.chats["c5"], f.chats["c7"]})
 }
 
 func TestInboxFilterValidation(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	for _, c := range []struct{ query, field string }{
 		{"integration_id=fax", "integration_id"}, {"integration_id=EMAIL", "integration_id"},
 		{"status=DONE", "status"}, {"status=all", "status"}, {"state=PENDING", "state"}, {"ai_status=ON", "ai_status"},

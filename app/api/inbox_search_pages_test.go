@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"wsapi/app"
+	"wsapi/app/apitest"
 )
 
 // TestInboxSearchPagesAndCursor: a search walked by cursor or by page number answers exactly
@@ -15,7 +16,7 @@ import (
 // another filter too; chats sharing a millisecond included.
 func TestInboxSearchPagesAndCursor(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	match := map[string]bool{}
 	closed := map[string]bool{}
 	for i := range 90 {
@@ -60,7 +61,7 @@ func TestInboxSearchPagesAndCursor(t *testing.T) {
 		var paged []string
 		for p := 1; p <= len(want)/7+1; p++ {
 			path := "/orgs/c/inbox?" + c.query + "&take=7&page=" + strconv.Itoa(p)
-			if n := chCount(e, e.AdminKey, path); n != len(want) {
+			if n := e.Count(e.AdminKey, path); n != len(want) {
 				t.Errorf("%s: pagination-count %d, want %d", path, n, len(want))
 			}
 			paged = append(paged, chInbox(e, e.AdminKey, c.query+"&take=7&page="+strconv.Itoa(p))...)

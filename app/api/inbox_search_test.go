@@ -5,13 +5,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"wsapi/app/apitest"
 )
 
 // TestInboxSearch matches message text, title, contact name and channel email, phone and
 // username; words are prefixes, case and accents do not matter, and FTS syntax is literal.
 func TestInboxSearch(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	k := e.AdminKey
 	alice := chContact(e, k, "c", "Alice Martin", map[string]any{"type": "email", "email": "alice@example.com"})
 	bob := chContact(e, k, "c", "Bob Stone", map[string]any{"type": "whatsapp", "phone": "+33 6 12 34 56 78"})
@@ -68,7 +70,7 @@ func TestInboxSearch(t *testing.T) {
 			got = []string{}
 		}
 		chSameList(t, "search "+c.search, got, c.want)
-		if n := chCount(e, k, "/orgs/c/inbox?"+chQ("search", c.search)); n != len(c.want) {
+		if n := e.Count(k, "/orgs/c/inbox?"+chQ("search", c.search)); n != len(c.want) {
 			t.Errorf("search %q: pagination-count %d, want %d", c.search, n, len(c.want))
 		}
 	}
@@ -113,7 +115,7 @@ func TestInboxSearch(t *testing.T) {
 // may give it the deleted chat's rowid).
 func TestInboxSearchAfterDeletes(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	k := e.AdminKey
 	keep := chChat(e, k, "c", nil)["id"].(string)
 	chMsg(e, k, "c", keep, "admin", "kept zanzibar")
@@ -124,7 +126,7 @@ func TestInboxSearchAfterDeletes(t *testing.T) {
 		ct := chContact(e, k, "c", "Gone", map[string]any{"type": "email", "email": "gone@example.com"})
 		gone := chChat(e, k, "c", map[string]any{"contact_id": ct["id"]})["id"].(string)
 		chMsg(e, k, "c", gone, "user", "zanzibar quokka")
-		chSameSet(t, "before delete", chInbox(e, k, chQ("search", "zanzibar")), []string{keep, gone})
+		apitest.SameSet(t, "before delete", chInbox(e, k, chQ("search", "zanzibar")), []string{keep, gone})
 		del(gone, ct["id"].(string))
 		// The newest chat's rowid is free again: the next chat may take it.
 		fresh := chChat(e, k, "c", nil)["id"].(string)

@@ -60,7 +60,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 		return decodeError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return &app.Error{Code: app.CodeInvalidJSON, Message: "request body must hold a single JSON object"}
+		return &app.Error{Code: codeInvalidJSON, Message: "request body must hold a single JSON object"}
 	}
 	return nil
 }
@@ -81,13 +81,13 @@ func decodeError(err error) error {
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return errBodyTimeout
 	case errors.As(err, &syn):
-		return &app.Error{Code: app.CodeInvalidJSON, Message: fmt.Sprintf("malformed JSON at byte %d: %s", syn.Offset, syn.Error())}
+		return &app.Error{Code: codeInvalidJSON, Message: fmt.Sprintf("malformed JSON at byte %d: %s", syn.Offset, syn.Error())}
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &app.Error{Code: app.CodeInvalidJSON, Message: "malformed JSON: unexpected end of body"}
+		return &app.Error{Code: codeInvalidJSON, Message: "malformed JSON: unexpected end of body"}
 	case errors.As(err, &typ):
 		field := typ.Field
 		if field == "" {
-			return &app.Error{Code: app.CodeInvalidJSON, Message: "request body must be a JSON object"}
+			return &app.Error{Code: codeInvalidJSON, Message: "request body must be a JSON object"}
 		}
 		return app.Invalid(field, typeProblem(typ.Type))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):

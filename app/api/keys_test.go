@@ -19,7 +19,7 @@ func TestKeyCreateAndList(t *testing.T) {
 	if !apiTokenRE.MatchString(token) {
 		t.Fatalf("token %q: want sk_ and 43 base62 characters", token)
 	}
-	checkID(t, created["id"], "key")
+	apitest.CheckID(t, created["id"], "key")
 	checkTimestamps(t, created, "created_at")
 	if created["rotated_at"] != nil {
 		t.Errorf("rotated_at of a new key = %v, want null", created["rotated_at"])
@@ -65,10 +65,10 @@ func TestKeyForAnotherMember(t *testing.T) {
 	sub, _ := e.OrgWithAdmin("Sub")
 	subMember := e.Member(e.AdminKey, sub.ID, "Sub person", app.RoleMember)
 
-	key := func(name, by, org string, b map[string]any, status int, code string, fields ...string) apiCall {
-		return apiCall{name: name, method: "POST", path: "/orgs/" + org + "/keys", key: by, body: b, status: status, code: code, fields: fields}
+	key := func(name, by, org string, b map[string]any, status int, code string, fields ...string) apitest.Scenario {
+		return apitest.Scenario{Name: name, Method: "POST", URL: "/orgs/" + org + "/keys", Key: by, Body: b, Status: status, Code: code, Fields: fields}
 	}
-	runAll(t, e, []apiCall{
+	e.Run(t, []apitest.Scenario{
 		key("member for the owner", mKey, "c", map[string]any{"name": "x", "member_id": e.Owner.ID}, 403, "permission_denied"),
 		key("member for itself by id", mKey, "c", map[string]any{"name": "x", "member_id": self.ID}, 201, ""),
 		key("member for itself implicitly", mKey, "c", map[string]any{"name": "x"}, 201, ""),
@@ -93,14 +93,14 @@ func TestKeyManagementOfOthers(t *testing.T) {
 	e.Do("POST", "/orgs/c/keys", e.AdminKey, map[string]any{"name": "admin's"}).Expect(201).JSON(&admins)
 	sub, subKey := e.OrgWithAdmin("Sub")
 
-	runAll(t, e, []apiCall{
-		{name: "member rotates an admin's key", method: "POST", path: "/orgs/c/keys/" + admins.ID + "/rotate", key: mKey, status: 403, code: "permission_denied"},
-		{name: "member deletes an admin's key", method: "DELETE", path: "/orgs/c/keys/" + admins.ID, key: mKey, status: 403, code: "permission_denied"},
-		{name: "member rotates its own key", method: "POST", path: "/orgs/c/keys/" + own.ID + "/rotate", key: mKey, status: 200},
-		{name: "member deletes its own key", method: "DELETE", path: "/orgs/c/keys/" + own.ID, key: mKey, status: 204},
-		{name: "sub-org admin rotates a parent key", method: "POST", path: "/orgs/c/keys/" + admins.ID + "/rotate", key: subKey, status: 404, code: "not_found"},
-		{name: "parent key through the wrong org", method: "DELETE", path: "/orgs/" + sub.ID + "/keys/" + admins.ID, key: e.AdminKey, status: 404, code: "not_found"},
-		{name: "admin deletes another's key", method: "DELETE", path: "/orgs/c/keys/" + admins.ID, key: e.AdminKey, status: 204},
+	e.Run(t, []apitest.Scenario{
+		{Name: "member rotates an admin's key", Method: "POST", URL: "/orgs/c/keys/" + admins.ID + "/rotate", Key: mKey, Status: 403, Code: "permission_denied"},
+		{Name: "member deletes an admin's key", Method: "DELETE", URL: "/orgs/c/keys/" + admins.ID, Key: mKey, Status: 403, Code: "permission_denied"},
+		{Name: "member rotates its own key", Method: "POST", URL: "/orgs/c/keys/" + own.ID + "/rotate", Key: mKey, Status: 200},
+		{Name: "member deletes its own key", Method: "DELETE", URL: "/orgs/c/keys/" + own.ID, Key: mKey, Status: 204},
+		{Name: "sub-org admin rotates a parent key", Method: "POST", URL: "/orgs/c/keys/" + admins.ID + "/rotate", Key: subKey, Status: 404, Code: "not_found"},
+		{Name: "parent key through the wrong org", Method: "DELETE", URL: "/orgs/" + sub.ID + "/keys/" + admins.ID, Key: e.AdminKey, Status: 404, Code: "not_found"},
+		{Name: "admin deletes another's key", Method: "DELETE", URL: "/orgs/c/keys/" + admins.ID, Key: e.AdminKey, Status: 204},
 	})
 	e.Do("GET", "/orgs/c", admins.Token, nil).ExpectError(401, "unauthenticated")
 }

@@ -2,16 +2,11 @@ package api_test
 
 import (
 	"bytes"
-	"context"
-	"log/slog"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"wsapi/app/apitest"
-	"wsapi/cli"
 )
 
 // lockedBuffer is a log sink the server's goroutines and the test can share.
@@ -37,23 +32,7 @@ func (l *lockedBuffer) String() string {
 func TestRequestLog(t *testing.T) {
 	t.Parallel()
 	var buf lockedBuffer
-	cfg := cli.DefaultConfig()
-	cfg.DB.Path = filepath.Join(t.TempDir(), "log.db")
-	cfg.Secrets.KeyFile = filepath.Join(filepath.Dir(cfg.DB.Path), "app.key")
-	rt, err := cli.Build(context.Background(), cfg, cli.Options{Log: slog.New(slog.NewTextHandler(&buf, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nk, _, err := rt.Service.Bootstrap(context.Background(), "log test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(rt.Handler)
-	t.Cleanup(func() {
-		srv.Close()
-		rt.Close()
-	})
-	e := &apitest.Env{T: t, Runtime: rt, Server: srv, AdminKey: nk.Token}
+	e := apitest.NewLogged(t, &buf, nil)
 	unknown := "sk_" + strings.Repeat("Z", 43)
 
 	cases := []struct {
@@ -62,13 +41,13 @@ func TestRequestLog(t *testing.T) {
 		status                  int
 		want                    []string
 	}{
-		{"success", "GET", "/orgs/c", nk.Token, nil, 200,
-			[]string{"method=GET", "route=/orgs/{org}", "status=200", "org=" + nk.OrgID}},
-		{"parameter route with a query", "GET", "/orgs/c/members/" + nk.MemberID + "?unsubscribe=s3cr3t", nk.Token, nil, 200,
+		{"success", "GET", "/orgs/c", e.AdminKey, nil, 200,
+			[]string{"method=GET", "route=/orgs/{org}", "status=200", "org=" + e.Org.ID}},
+		{"parameter route with a query", "GET", "/orgs/c/members/" + e.Owner.ID + "?unsubscribe=s3cr3t", e.AdminKey, nil, 200,
 			[]string{"route=/orgs/{org}/members/{id}", "status=200"}},
-		{"created", "POST", "/orgs/" + nk.OrgID + "/members", nk.Token, map[string]any{"name": "n", "email": "n@example.com"}, 201,
-			[]string{"method=POST", "route=/orgs/{org}/members", "status=201", "org=" + nk.OrgID}},
-		{"invalid", "PATCH", "/orgs/c", nk.Token, map[string]any{"name": ""}, 400,
+		{"created", "POST", "/orgs/" + e.Org.ID + "/members", e.AdminKey, map[string]any{"name": "n", "email": "n@example.com"}, 201,
+			[]string{"method=POST", "route=/orgs/{org}/members", "status=201", "org=" + e.Org.ID}},
+		{"invalid", "PATCH", "/orgs/c", e.AdminKey, map[string]any{"name": ""}, 400,
 			[]string{"method=PATCH", "route=/orgs/{org}", "status=400"}},
 		{"unknown token", "GET", "/orgs/c", unknown, nil, 401,
 			[]string{"method=GET", "route=/orgs/{org}", "status=401"}},
@@ -78,7 +57,7 @@ func TestRequestLog(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(buf.String())
-			envFor(t, e).Do(tc.method, tc.path, tc.key, tc.body).Expect(tc.status)
+			e.For(t).Do(tc.method, tc.path, tc.key, tc.body).Expect(tc.status)
 			lines := strings.Split(strings.TrimSpace(buf.String()[before:]), "\n")
 			if len(lines) != 1 || !strings.Contains(lines[0], "msg=request") {
 				t.Fatalf("want one request line, got %q", lines)
@@ -91,7 +70,7 @@ func TestRequestLog(t *testing.T) {
 		})
 	}
 	out := buf.String()
-	for _, secret := range []string{nk.Token, unknown, "sk_", "Bearer", "s3cr3t"} {
+	for _, secret := range []string{e.AdminKey, unknown, "sk_", "Bearer", "s3cr3t"} {
 		if strings.Contains(out, secret) {
 			t.Errorf("the log contains %q:\n%s", secret, out)
 		}

@@ -15,7 +15,7 @@ func TestMemberCRUD(t *testing.T) {
 	created := e.Do("POST", "/orgs/c/members", e.AdminKey, map[string]any{
 		"name": "  Ada Lovelace ", "email": "Ada@Example.com", "avatar": "https://example.com/a.png",
 	}).Expect(201).Map()
-	checkID(t, created["id"], "mem")
+	apitest.CheckID(t, created["id"], "mem")
 	checkTimestamps(t, created, "created_at", "updated_at")
 	if created["name"] != "Ada Lovelace" || created["email"] != "ada@example.com" || created["role"] != app.RoleMember || created["org_id"] != e.Org.ID {
 		t.Fatalf("created %v", created)
@@ -62,10 +62,10 @@ func TestMemberValidation(t *testing.T) {
 		}
 		return m
 	}
-	post := func(name string, b any, status int, code string, fields ...string) apiCall {
-		return apiCall{name: name, method: "POST", path: "/orgs/c/members", key: e.AdminKey, body: b, status: status, code: code, fields: fields}
+	post := func(name string, b any, status int, code string, fields ...string) apitest.Scenario {
+		return apitest.Scenario{Name: name, Method: "POST", URL: "/orgs/c/members", Key: e.AdminKey, Body: b, Status: status, Code: code, Fields: fields}
 	}
-	runAll(t, e, []apiCall{
+	e.Run(t, []apitest.Scenario{
 		post("empty body names name and email", nil, 400, "invalid_argument", "name", "email"),
 		post("blank name", body("name", "   "), 400, "invalid_argument", "name"),
 		post("name at 255 characters", body("name", long), 201, ""),
@@ -76,14 +76,14 @@ func TestMemberValidation(t *testing.T) {
 		post("unknown role", body("role", "BOSS"), 400, "invalid_argument", "role"),
 		post("role of another org", body("role", otherRole.ID), 400, "invalid_argument", "role"),
 		post("duplicate email, other case", body("email", "TAKEN@example.com"), 409, "conflict"),
-		{name: "same email in another org is fine", method: "POST", path: "/orgs/" + other.ID + "/members", key: e.AdminKey,
-			body: body("email", "taken@example.com"), status: 201},
-		{name: "patch to a taken email", method: "PATCH", path: "/orgs/c/members/" + e.Owner.ID, key: e.AdminKey,
-			body: map[string]any{"email": "taken@example.com"}, status: 409, code: "conflict"},
-		{name: "patch blank name", method: "PATCH", path: "/orgs/c/members/" + e.Owner.ID, key: e.AdminKey,
-			body: map[string]any{"name": ""}, status: 400, code: "invalid_argument", fields: []string{"name"}},
-		{name: "patch unknown role", method: "PATCH", path: "/orgs/c/members/" + e.Owner.ID, key: e.AdminKey,
-			body: map[string]any{"role": "role_nope"}, status: 400, code: "invalid_argument", fields: []string{"role"}},
+		{Name: "same email in another org is fine", Method: "POST", URL: "/orgs/" + other.ID + "/members", Key: e.AdminKey,
+			Body: body("email", "taken@example.com"), Status: 201},
+		{Name: "patch to a taken email", Method: "PATCH", URL: "/orgs/c/members/" + e.Owner.ID, Key: e.AdminKey,
+			Body: map[string]any{"email": "taken@example.com"}, Status: 409, Code: "conflict"},
+		{Name: "patch blank name", Method: "PATCH", URL: "/orgs/c/members/" + e.Owner.ID, Key: e.AdminKey,
+			Body: map[string]any{"name": ""}, Status: 400, Code: "invalid_argument", Fields: []string{"name"}},
+		{Name: "patch unknown role", Method: "PATCH", URL: "/orgs/c/members/" + e.Owner.ID, Key: e.AdminKey,
+			Body: map[string]any{"role": "role_nope"}, Status: 400, Code: "invalid_argument", Fields: []string{"role"}},
 	})
 }
 
@@ -131,7 +131,7 @@ func TestRoleCRUD(t *testing.T) {
 	created := e.Do("POST", "/orgs/c/roles", e.AdminKey, map[string]any{
 		"name": "Support", "permissions": []string{"members:read", "contacts:write", "members:read"},
 	}).Expect(201).Map()
-	checkID(t, created["id"], "role")
+	apitest.CheckID(t, created["id"], "role")
 	checkTimestamps(t, created, "created_at", "updated_at")
 	id := created["id"].(string)
 	if perms, _ := created["permissions"].([]any); len(perms) != 2 || perms[0] != "contacts:write" || perms[1] != "members:read" {
@@ -162,10 +162,10 @@ func TestRoleValidation(t *testing.T) {
 	taken := createRole(e, "org:read")
 	sub, subKey := e.OrgWithAdmin("Sub")
 	role := func(name string, perms any) map[string]any { return map[string]any{"name": name, "permissions": perms} }
-	post := func(name string, b any, status int, code string, fields ...string) apiCall {
-		return apiCall{name: name, method: "POST", path: "/orgs/c/roles", key: e.AdminKey, body: b, status: status, code: code, fields: fields}
+	post := func(name string, b any, status int, code string, fields ...string) apitest.Scenario {
+		return apitest.Scenario{Name: name, Method: "POST", URL: "/orgs/c/roles", Key: e.AdminKey, Body: b, Status: status, Code: code, Fields: fields}
 	}
-	runAll(t, e, []apiCall{
+	e.Run(t, []apitest.Scenario{
 		post("unknown permission", role("r1", []string{"contacts:read", "teleport:write"}), 400, "invalid_argument", "permissions"),
 		post("unknown access", role("r2", []string{"contacts:admin"}), 400, "invalid_argument", "permissions"),
 		post("missing permissions", map[string]any{"name": "r3"}, 400, "invalid_argument", "permissions"),
@@ -175,14 +175,14 @@ func TestRoleValidation(t *testing.T) {
 		post("name at 100 characters", role(strings.Repeat("n", 100), []string{}), 201, ""),
 		post("permissions not an array", role("r4", "org:read"), 400, "invalid_argument", "permissions"),
 		post("duplicate name", role(taken.Name, []string{}), 409, "conflict"),
-		{name: "same name in a sub-org", method: "POST", path: "/orgs/" + sub.ID + "/roles", key: e.AdminKey,
-			body: role(taken.Name, []string{}), status: 201},
-		{name: "patch unknown permission", method: "PATCH", path: "/orgs/c/roles/" + taken.ID, key: e.AdminKey,
-			body: map[string]any{"permissions": []string{"nope"}}, status: 400, code: "invalid_argument", fields: []string{"permissions"}},
-		{name: "role of the parent from a sub-org key", method: "GET", path: "/orgs/c/roles/" + taken.ID, key: subKey,
-			status: 404, code: "not_found"},
-		{name: "patch role of the parent from a sub-org key", method: "PATCH", path: "/orgs/c/roles/" + taken.ID, key: subKey,
-			body: map[string]any{"name": "x"}, status: 404, code: "not_found"},
+		{Name: "same name in a sub-org", Method: "POST", URL: "/orgs/" + sub.ID + "/roles", Key: e.AdminKey,
+			Body: role(taken.Name, []string{}), Status: 201},
+		{Name: "patch unknown permission", Method: "PATCH", URL: "/orgs/c/roles/" + taken.ID, Key: e.AdminKey,
+			Body: map[string]any{"permissions": []string{"nope"}}, Status: 400, Code: "invalid_argument", Fields: []string{"permissions"}},
+		{Name: "role of the parent from a sub-org key", Method: "GET", URL: "/orgs/c/roles/" + taken.ID, Key: subKey,
+			Status: 404, Code: "not_found"},
+		{Name: "patch role of the parent from a sub-org key", Method: "PATCH", URL: "/orgs/c/roles/" + taken.ID, Key: subKey,
+			Body: map[string]any{"name": "x"}, Status: 404, Code: "not_found"},
 	})
 }
 
@@ -193,7 +193,7 @@ func TestSubOrgs(t *testing.T) {
 	var ids []string
 	for _, name := range []string{"S1", "S2", "S3"} {
 		o := e.Do("POST", "/orgs/c/sub-orgs", e.AdminKey, map[string]any{"name": name}).Expect(201).Map()
-		checkID(t, o["id"], "org")
+		apitest.CheckID(t, o["id"], "org")
 		if o["parent_org_id"] != e.Org.ID || o["name"] != name || o["plan"] != "free" {
 			t.Fatalf("created %v", o)
 		}
@@ -212,7 +212,7 @@ func TestSubOrgs(t *testing.T) {
 	}
 	for _, p := range pages {
 		t.Run("list"+p.query, func(t *testing.T) {
-			res := envFor(t, e).Do("GET", "/orgs/c/sub-orgs"+p.query, e.AdminKey, nil).Expect(200)
+			res := e.For(t).Do("GET", "/orgs/c/sub-orgs"+p.query, e.AdminKey, nil).Expect(200)
 			l := res.List()
 			if len(l) != len(p.want) {
 				t.Fatalf("got %d orgs, want %d", len(l), len(p.want))
@@ -238,10 +238,10 @@ func TestSubOrgs(t *testing.T) {
 	if n := len(e.Do("GET", "/orgs/"+ids[0]+"/sub-orgs", e.AdminKey, nil).Expect(200).List()); n != 1 {
 		t.Errorf("child lists %d sub-orgs, want 1", n)
 	}
-	runAll(t, e, []apiCall{
-		{name: "blank name", method: "POST", path: "/orgs/c/sub-orgs", key: e.AdminKey, body: map[string]any{"name": " "}, status: 400, code: "invalid_argument", fields: []string{"name"}},
-		{name: "parent_org_id is not settable", method: "POST", path: "/orgs/c/sub-orgs", key: e.AdminKey,
-			body: map[string]any{"name": "x", "parent_org_id": ids[1]}, status: 400, code: "invalid_argument", fields: []string{"parent_org_id"}},
+	e.Run(t, []apitest.Scenario{
+		{Name: "blank name", Method: "POST", URL: "/orgs/c/sub-orgs", Key: e.AdminKey, Body: map[string]any{"name": " "}, Status: 400, Code: "invalid_argument", Fields: []string{"name"}},
+		{Name: "parent_org_id is not settable", Method: "POST", URL: "/orgs/c/sub-orgs", Key: e.AdminKey,
+			Body: map[string]any{"name": "x", "parent_org_id": ids[1]}, Status: 400, Code: "invalid_argument", Fields: []string{"parent_org_id"}},
 	})
 }
 
@@ -249,10 +249,10 @@ func TestSubOrgs(t *testing.T) {
 func TestPatchOrg(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
-	patch := func(name string, b any, status int, code string, fields ...string) apiCall {
-		return apiCall{name: name, method: "PATCH", path: "/orgs/c", key: e.AdminKey, body: b, status: status, code: code, fields: fields}
+	patch := func(name string, b any, status int, code string, fields ...string) apitest.Scenario {
+		return apitest.Scenario{Name: name, Method: "PATCH", URL: "/orgs/c", Key: e.AdminKey, Body: b, Status: status, Code: code, Fields: fields}
 	}
-	runAll(t, e, []apiCall{
+	e.Run(t, []apitest.Scenario{
 		patch("empty name", map[string]any{"name": ""}, 400, "invalid_argument", "name"),
 		patch("blank name", map[string]any{"name": "   "}, 400, "invalid_argument", "name"),
 		patch("name too long", map[string]any{"name": strings.Repeat("x", 256)}, 400, "invalid_argument", "name"),

@@ -4,13 +4,15 @@ import (
 	"encoding/base64"
 	"strings"
 	"testing"
+
+	"wsapi/app/apitest"
 )
 
 // TestMessageInputIsChecked: turns, usage counters, broadcast_id and audio parts are checked
 // on POST and PATCH alike, and a refused write changes nothing.
 func TestMessageInputIsChecked(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	chat := chConversation(e, e.AdminKey, "c", "Grace")["id"].(string)
 	msgs := "/orgs/c/chats/" + chat + "/messages"
 	m := chMsg(e, e.AdminKey, "c", chat, "admin", "hello")
@@ -70,7 +72,7 @@ func TestMessageInputIsChecked(t *testing.T) {
 // (the longest header line) whatever the integration.
 func TestBroadcastSubjectIsBoundedForEveryIntegration(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	ct := chContact(e, e.AdminKey, "c", "Zed", map[string]any{"type": "custom", "email": "zed@dest.test"})
 	for _, integ := range []string{"custom", "internal"} {
 		body := func(n int) map[string]any {

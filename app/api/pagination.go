@@ -37,15 +37,7 @@ func pageOf(r *http.Request) (app.Page, app.Problems) {
 
 // writeList answers one page with the four pagination headers.
 func writeList[T any](w http.ResponseWriter, p app.Page, l app.List[T]) {
-	h := w.Header()
-	h.Set("pagination-count", strconv.Itoa(l.Total))
-	h.Set("pagination-page", strconv.Itoa(p.Page))
-	h.Set("pagination-take", strconv.Itoa(p.Take))
-	h.Set("pagination-next", l.Next)
-	if l.Encoded != nil {
-		writeEncoded(w, http.StatusOK, l.Encoded)
-		return
-	}
+	setListHeaders(w, p, l.Total, l.Next)
 	items := l.Items
 	if items == nil {
 		items = []T{}

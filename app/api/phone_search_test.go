@@ -3,6 +3,8 @@ package api_test
 import (
 	"net/url"
 	"testing"
+
+	"wsapi/app/apitest"
 )
 
 // TestPhoneDigitsSearchTheSameEverywhere: the inbox finds a chat by its contact's phone as
@@ -10,7 +12,7 @@ import (
 // turn into a digit search.
 func TestPhoneDigitsSearchTheSameEverywhere(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	ct := chContact(e, e.AdminKey, "c", "Ada Lovelace", map[string]any{"type": "whatsapp", "phone": "+1 555 123 4567"})
 	other := chContact(e, e.AdminKey, "c", "Other 555", map[string]any{"type": "whatsapp", "phone": "+44 20 7946 0000"})
 	chat := chChat(e, e.AdminKey, "c", map[string]any{"contact_id": ct["id"]})["id"].(string)

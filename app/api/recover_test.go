@@ -2,9 +2,6 @@ package api_test
 
 import (
 	"context"
-	"log/slog"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,27 +23,10 @@ func (panicResolver) LookupTXT(context.Context, string) ([]string, error) {
 func TestHandlerPanicAnswers500Internal(t *testing.T) {
 	t.Parallel()
 	var buf lockedBuffer
-	cfg := cli.DefaultConfig()
-	cfg.DB.Path = filepath.Join(t.TempDir(), "panic.db")
-	cfg.Secrets.KeyFile = filepath.Join(filepath.Dir(cfg.DB.Path), "app.key")
-	rt, err := cli.Build(context.Background(), cfg, cli.Options{Log: slog.New(slog.NewTextHandler(&buf, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt.Service.DNS = panicResolver{}
-	nk, _, err := rt.Service.Bootstrap(context.Background(), "panic test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(rt.Handler)
-	t.Cleanup(func() {
-		srv.Close()
-		rt.Close()
-	})
-	e := &apitest.Env{T: t, Runtime: rt, Server: srv, AdminKey: nk.Token}
+	e := apitest.NewLogged(t, &buf, func(rt *cli.Runtime) { rt.Service.DNS = panicResolver{} })
 	var d app.Domain
-	e.Do("POST", "/orgs/c/domains", nk.Token, map[string]string{"domain": "panic.example.test"}).Expect(201).JSON(&d)
-	res := e.Do("POST", "/orgs/c/domains/"+d.ID+"/verify", nk.Token, nil).ExpectError(500, "internal")
+	e.Do("POST", "/orgs/c/domains", e.AdminKey, map[string]string{"domain": "panic.example.test"}).Expect(201).JSON(&d)
+	res := e.Do("POST", "/orgs/c/domains/"+d.ID+"/verify", e.AdminKey, nil).ExpectError(500, "internal")
 	want := `{"error":{"code":"internal","message":"internal error","fields":{},"request_id":"` + res.Header.Get("X-Request-Id") + `"}}` + "\n"
 	if string(res.Body) != want || res.Header.Get("X-Request-Id") == "" || res.Header.Get("RateLimit-Limit") == "" {
 		t.Fatalf("answer %q, headers %v", res.Body, res.Header)
@@ -58,5 +38,5 @@ func TestHandlerPanicAnswers500Internal(t *testing.T) {
 			t.Errorf("log lacks %q:\n%s", want, log)
 		}
 	}
-	e.Do("GET", "/orgs/c/domains/"+d.ID, nk.Token, nil).Expect(200)
+	e.Do("GET", "/orgs/c/domains/"+d.ID, e.AdminKey, nil).Expect(200)
 }

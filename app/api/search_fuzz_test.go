@@ -8,7 +8,6 @@ import (
 	"unicode"
 
 	"wsapi/app/apitest"
-	"wsapi/cli"
 )
 
 // searchRoutes are the routes whose search parameter runs a full-text query (inbox, knowledge
@@ -22,7 +21,7 @@ func searchRoutes(asst string) []string {
 // searchEnv is a server with something to find on every search route: a chat with a
 // message, a contact with a phone, and processed knowledge.
 func searchEnv(t testing.TB) (*apitest.Env, string) {
-	e := apitest.New(t, func(c *cli.Config) { c.HTTP.RateLimitPerMinute = 1 << 30 })
+	e := apitest.New(t, apitest.Unlimited)
 	ct := e.Do("POST", "/orgs/c/contacts", e.AdminKey, map[string]any{"name": "Ada Lovelace",
 		"channels": []map[string]any{{"type": "whatsapp", "phone": "+1 555 123 4567"}}}).Expect(201).Map()
 	chat := e.Do("POST", "/orgs/c/chats", e.AdminKey, map[string]any{"contact_id": ct["id"]}).Expect(201).Map()
@@ -54,7 +53,7 @@ func FuzzSearchRoutes(f *testing.F) {
 	}
 	e, asst := searchEnv(f)
 	f.Fuzz(func(t *testing.T, s string) {
-		e := chFor(t, e)
+		e := e.For(t)
 		for _, route := range searchRoutes(asst) {
 			res := e.Do("GET", route+url.QueryEscape(s), e.AdminKey, nil)
 			if res.Status >= 500 {

@@ -30,6 +30,10 @@ type Config struct {
 	Hub             *stream.Hub
 	StreamHeartbeat time.Duration
 	Ops             Ops // metrics, CORS, compression, readiness, idempotency (ops.go)
+	// InboxCacheChats bounds the inbox pages kept encoded, in chats (db.inbox_cache_chats).
+	InboxCacheChats int
+	// PublicURL is http.public_url, named in the served OpenAPI document's servers.
+	PublicURL string
 }
 
 // Pinger tells whether the database answers.
@@ -47,6 +51,8 @@ type Server struct {
 	handler http.Handler
 	// document is the OpenAPI document as served, naming http.public_url (openapi.go).
 	document []byte
+	// inboxPages keeps inbox pages encoded (inboxpages.go); nil: each one is encoded.
+	inboxPages *inboxPages
 }
 
 // New builds the handler with every route of routes.go.
@@ -57,7 +63,8 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 	if cfg.StreamHeartbeat <= 0 {
 		cfg.StreamHeartbeat = 15 * time.Second
 	}
-	s := &Server{svc: svc, cfg: cfg, log: log, db: db, document: servedDocument(svc.PublicURL)}
+	s := &Server{svc: svc, cfg: cfg, log: log, db: db, document: servedDocument(cfg.PublicURL),
+		inboxPages: newInboxPages(cfg.InboxCacheChats)}
 	if cfg.RateLimitPerMinute > 0 { // 0 turns rate limiting off (http.rate_limit_per_minute)
 		s.limiter = newIPLimiter(cfg.RateLimitPerMinute, svc.Clock)
 	}
@@ -271,7 +278,7 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 		if !ok {
 			s.countRateLimited()
 			h.Set("Retry-After", ceilSeconds(retry))
-			writeError(w, r, &app.Error{Code: app.CodeRateLimited, Message: "too many requests; retry after " + ceilSeconds(retry) + " s"})
+			writeError(w, r, &app.Error{Code: codeRateLimited, Message: "too many requests; retry after " + ceilSeconds(retry) + " s"})
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -27,31 +27,7 @@ func chatStreamPath(org, chatID string) string {
 // stOpen opens a chat stream and reads its first event, which on a fresh connection is sync.
 func stOpen(t *testing.T, e *apitest.Env, key, chatID string) (*apitest.SSEStream, apitest.SSEEvent) {
 	t.Helper()
-	s := e.Stream(chatStreamPath("c", chatID), key, "")
-	first := s.Next()
-	if first.Type != app.StreamSync || !first.HasID {
-		t.Fatalf("first event %+v, want sync with an id", first)
-	}
-	return s, first
-}
-
-// stExpect reads the next event and checks its type; it answers the event.
-func stExpect(t *testing.T, s *apitest.SSEStream, typ string) apitest.SSEEvent {
-	t.Helper()
-	ev := s.Next()
-	if ev.Type != typ {
-		t.Fatalf("event %s (%s), want %s", ev.Type, ev.Data, typ)
-	}
-	return ev
-}
-
-func seqOf(t *testing.T, ev apitest.SSEEvent) int64 {
-	t.Helper()
-	n, err := strconv.ParseInt(ev.ID, 10, 64)
-	if err != nil {
-		t.Fatalf("event %s: id %q is not a sequence number", ev.Type, ev.ID)
-	}
-	return n
+	return e.For(t).Synced(chatStreamPath("c", chatID), key)
 }
 
 func TestChatStreamShowsAContactMessagePostedThroughTheAPI(t *testing.T) {
@@ -62,12 +38,12 @@ func TestChatStreamShowsAContactMessagePostedThroughTheAPI(t *testing.T) {
 		t.Fatalf("sync with nothing in flight: %s, want null", sync.Data)
 	}
 	m := chMsg(e, e.AdminKey, "c", chat["id"].(string), "user", "hello there")
-	ev := stExpect(t, s, app.StreamMessageCreated)
+	ev := s.Expect(app.StreamMessageCreated)
 	got := ev.Map(t)
 	if got["id"] != m["id"] || got["role"] != "user" || got["chat_id"] != chat["id"] {
 		t.Fatalf("message.created data %v, want the posted message %v", got, m["id"])
 	}
-	if seqOf(t, ev) <= seqOf(t, sync) {
+	if ev.Seq(t) <= sync.Seq(t) {
 		t.Fatalf("event id %s is not after the sync position %s", ev.ID, sync.ID)
 	}
 }
@@ -88,8 +64,8 @@ func TestChatStreamEventsInCommitOrderAndResumeGetsExactlyTheMissedOnes(t *testi
 	var last int64
 	var lastID string
 	for i, typ := range want {
-		ev := stExpect(t, s, typ)
-		if n := seqOf(t, ev); n <= last {
+		ev := s.Expect(typ)
+		if n := ev.Seq(t); n <= last {
 			t.Fatalf("event %d id %d not after %d", i, n, last)
 		} else {
 			last, lastID = n, ev.ID
@@ -108,14 +84,14 @@ func TestChatStreamEventsInCommitOrderAndResumeGetsExactlyTheMissedOnes(t *testi
 
 	r := e.Stream(chatStreamPath("c", chatID), e.AdminKey, lastID)
 	for _, id := range []any{a["id"], b["id"]} {
-		if got := stExpect(t, r, app.StreamMessageCreated).Map(t)["id"]; got != id {
+		if got := r.Expect(app.StreamMessageCreated).Map(t)["id"]; got != id {
 			t.Fatalf("resumed message.created %v, want %v", got, id)
 		}
 	}
-	stExpect(t, r, app.StreamChatUpdated)
+	r.Expect(app.StreamChatUpdated)
 	// Then live, with nothing repeated in between.
 	c := chMsg(e, e.AdminKey, "c", chatID, "user", "live")
-	if got := stExpect(t, r, app.StreamMessageCreated).Map(t)["id"]; got != c["id"] {
+	if got := r.Expect(app.StreamMessageCreated).Map(t)["id"]; got != c["id"] {
 		t.Fatalf("live message.created %v, want %v", got, c["id"])
 	}
 	r.Quiet(50 * time.Millisecond)
@@ -144,7 +120,7 @@ func TestChatStreamAccessAndBadInput(t *testing.T) {
 	reader := e.RoleKey(e.Org.ID, "inbox:read")
 	s, _ := stOpen(t, e, reader, chatID)
 	chMsg(e, e.AdminKey, "c", chatID, "user", "hi")
-	stExpect(t, s, app.StreamMessageCreated)
+	s.Expect(app.StreamMessageCreated)
 }
 
 func TestChatStreamHeartbeats(t *testing.T) {

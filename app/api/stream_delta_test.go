@@ -21,7 +21,7 @@ func stRun(t *testing.T, e *apitest.Env, s *apitest.SSEStream, chatID string) (m
 	t.Helper()
 	m := e.Do("POST", "/orgs/c/chats/"+chatID+"/messages", e.AdminKey, map[string]any{"role": "assistant", "status": "RUNNING",
 		"messages": []map[string]any{{"role": "assistant", "parts": []any{}}}}).Expect(201).Map()
-	ev := stExpect(t, s, app.StreamMessageCreated)
+	ev := s.Expect(app.StreamMessageCreated)
 	if ev.Map(t)["id"] != m["id"] || ev.Map(t)["status"] != "RUNNING" {
 		t.Fatalf("message.created %s, want the RUNNING message %v", ev.Data, m["id"])
 	}
@@ -32,7 +32,7 @@ func readDeltas(t *testing.T, s *apitest.SSEStream, n int) []apitest.SSEEvent {
 	t.Helper()
 	out := make([]apitest.SSEEvent, n)
 	for i := range out {
-		out[i] = stExpect(t, s, app.StreamMessageDelta)
+		out[i] = s.Expect(app.StreamMessageDelta)
 	}
 	return out
 }
@@ -82,7 +82,7 @@ func TestChatStreamDeltasSyncAndResumeInTheMiddleOfARun(t *testing.T) {
 		delta(i)
 	}
 	r := e.Stream(chatStreamPath("c", chatID), e.AdminKey, resumeAt)
-	rest := stExpect(t, r, app.StreamMessageDelta)
+	rest := r.Expect(app.StreamMessageDelta)
 	for i := 6; i < len(pieces); i++ {
 		delta(i)
 	}
@@ -101,7 +101,7 @@ func TestChatStreamDeltasSyncAndResumeInTheMiddleOfARun(t *testing.T) {
 	e.Do("PATCH", "/orgs/c/chats/"+chatID+"/messages/"+msgID, e.AdminKey, map[string]any{"status": "COMPLETED",
 		"messages": chText("assistant", full)}).Expect(200)
 	hub.Done(org, chatID, msgID)
-	if m := stExpect(t, r, app.StreamMessageUpdated).Map(t); m["status"] != "COMPLETED" {
+	if m := r.Expect(app.StreamMessageUpdated).Map(t); m["status"] != "COMPLETED" {
 		t.Fatalf("message.updated %v", m)
 	}
 	if _, ok := hub.LiveText(org, chatID, msgID); ok {
@@ -109,11 +109,11 @@ func TestChatStreamDeltasSyncAndResumeInTheMiddleOfARun(t *testing.T) {
 	}
 	// Resuming from the same point now reads the stored text, then the stored events after S.
 	r2 := e.Stream(chatStreamPath("c", chatID), e.AdminKey, resumeAt)
-	tail := stExpect(t, r2, app.StreamMessageDelta)
+	tail := r2.Expect(app.StreamMessageDelta)
 	if text := before + joinDeltas(t, msgID, len([]rune(before)), []apitest.SSEEvent{tail}); text != full {
 		t.Fatalf("text resumed from the stored message %q, want %q", text, full)
 	}
-	stExpect(t, r2, app.StreamMessageUpdated)
+	r2.Expect(app.StreamMessageUpdated)
 	r2.Quiet(50 * time.Millisecond)
 	e.Do("POST", "/orgs/c/chats/"+chatID+"/events", e.AdminKey, map[string]any{"type": "sync"}).Expect(200)
 }
@@ -131,12 +131,12 @@ func TestChatStreamResumeFromAStoredIDMidRunGetsASync(t *testing.T) {
 	// Resuming from the message.created id: the client knew the run, not how far it got.
 	r := e.Stream(chatStreamPath("c", chatID), e.AdminKey, created)
 	var m app.Message
-	stExpect(t, r, app.StreamSync).JSON(t, &m)
+	r.Expect(app.StreamSync).JSON(t, &m)
 	if app.StreamText(m) != "partial answer" {
 		t.Fatalf("sync text %q", app.StreamText(m))
 	}
 	hub.Delta(org, chatID, msgID, 14, "!")
-	if d := stExpect(t, r, app.StreamMessageDelta).Map(t); d["text"] != "!" || d["offset"] != float64(14) {
+	if d := r.Expect(app.StreamMessageDelta).Map(t); d["text"] != "!" || d["offset"] != float64(14) {
 		t.Fatalf("live delta after the sync %v", d)
 	}
 	// Resuming from before the message: its message.created, then all of its text so far.
@@ -218,7 +218,7 @@ func TestChatStreamSlowWatcherIsDroppedWithoutSlowingOthers(t *testing.T) {
 		if d := time.Since(t0); d > slowest {
 			slowest, slowAt = d, i
 		}
-		if d := stExpect(t, fast, app.StreamMessageDelta); !strings.HasSuffix(d.ID, fmt.Sprintf(".%d", (i+1)*len(piece))) {
+		if d := fast.Expect(app.StreamMessageDelta); !strings.HasSuffix(d.ID, fmt.Sprintf(".%d", (i+1)*len(piece))) {
 			t.Fatalf("fast watcher got delta %s, want the %dth", d.ID, i+1)
 		}
 	}

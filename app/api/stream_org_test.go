@@ -30,7 +30,7 @@ func orgTypes(t *testing.T, s *apitest.SSEStream, n int) ([]string, string) {
 	var lastID string
 	for range n {
 		ev := s.Next()
-		if seq := seqOf(t, ev); seq <= last {
+		if seq := ev.Seq(t); seq <= last {
 			t.Fatalf("event %s id %d not after %d", ev.Type, seq, last)
 		} else {
 			last, lastID = seq, ev.ID

@@ -20,7 +20,7 @@ import (
 func TestStreamRenewsWriteDeadline(t *testing.T) {
 	t.Parallel()
 	log := slog.New(slog.DiscardHandler)
-	s := New(app.NewService(nil, nil, log), nil, Config{}, log)
+	s := New(app.NewService(app.Deps{Log: log}), nil, Config{}, log)
 	const writeTimeout, events = 300 * time.Millisecond, 6
 	stream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rc := http.NewResponseController(w)

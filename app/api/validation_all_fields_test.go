@@ -23,7 +23,7 @@ func fieldNames(r *apitest.Response) []string {
 // of them, whichever check would have run first, and changes nothing.
 func TestEveryBadFieldInOneAnswer(t *testing.T) {
 	t.Parallel()
-	e := chEnv(t)
+	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
 	asst := chAssistant(e, e.AdminKey, "c", map[string]any{"name": "Helper"})["id"].(string)
 	long := url.QueryEscape(strings.Repeat("s", 257))
 	cases := []struct {

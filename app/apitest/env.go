@@ -48,6 +48,17 @@ func New(t testing.TB, configure ...func(*cli.Config)) *Env {
 // test can swap a collaborator (a sender that panics) without racing the workers.
 func NewPrepared(t testing.TB, prepare func(*cli.Runtime), configure ...func(*cli.Config)) *Env {
 	t.Helper()
+	var w io.Writer
+	if os.Getenv("APITEST_LOG") != "" {
+		w = os.Stderr
+	}
+	return NewLogged(t, w, prepare, configure...)
+}
+
+// NewLogged is NewPrepared with the server's log written as text to w (nil: discarded), for
+// tests of what the log says.
+func NewLogged(t testing.TB, w io.Writer, prepare func(*cli.Runtime), configure ...func(*cli.Config)) *Env {
+	t.Helper()
 	cfg := cli.DefaultConfig()
 	cfg.DB.Path = filepath.Join(t.TempDir(), "test.db")
 	cfg.Secrets.KeyFile = filepath.Join(filepath.Dir(cfg.DB.Path), "app.key")
@@ -67,8 +78,8 @@ func NewPrepared(t testing.TB, prepare func(*cli.Runtime), configure ...func(*cl
 	}
 	clock := app.NewManualClock(Start)
 	log := slog.New(slog.DiscardHandler)
-	if os.Getenv("APITEST_LOG") != "" {
-		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if w != nil {
+		log = slog.New(slog.NewTextHandler(w, nil))
 	}
 	opts := cli.Options{Clock: clock, Log: log, Resolver: Resolver}
 	rt, err := cli.Build(context.Background(), cfg, opts)
@@ -111,6 +122,12 @@ type Response struct {
 // JSON); key may be "" for no credential.
 func (e *Env) Do(method, path, key string, body any) *Response {
 	e.T.Helper()
+	return e.Send(e.Request(method, path, key, body))
+}
+
+// Request builds the request Do sends, for a test that adds headers first.
+func (e *Env) Request(method, path, key string, body any) *http.Request {
+	e.T.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -135,7 +152,7 @@ func (e *Env) Do(method, path, key string, body any) *Response {
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	return e.Send(req)
+	return req
 }
 
 // Send runs a prepared request.

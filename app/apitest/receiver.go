@@ -1,6 +1,7 @@
 package apitest
 
 import (
+	"encoding/json"
 	"encoding/pem"
 	"io"
 	"net/http"
@@ -97,6 +98,31 @@ func (r *Receiver) Wait(t testing.TB, n int, timeout time.Duration) []Received {
 			t.Fatalf("receiver: %d request(s) after %s, want %d", len(r.Requests()), timeout, n)
 		}
 	}
+}
+
+// Envelopes answers the event envelopes that arrived so far, decoded; each must be JSON and
+// name the type its x-webhook-event header says.
+func (r *Receiver) Envelopes(t testing.TB) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, req := range r.Requests() {
+		var env map[string]any
+		if err := json.Unmarshal(req.Body, &env); err != nil {
+			t.Fatalf("envelope is not JSON: %s", req.Body)
+		}
+		if env["type"] != req.Header.Get("x-webhook-event") {
+			t.Errorf("envelope type %v, header %q", env["type"], req.Header.Get("x-webhook-event"))
+		}
+		out = append(out, env)
+	}
+	return out
+}
+
+// WaitEnvelope waits for the n-th request (1-based) and answers its envelope.
+func (r *Receiver) WaitEnvelope(t testing.TB, n int) map[string]any {
+	t.Helper()
+	r.Wait(t, n, 5*time.Second)
+	return r.Envelopes(t)[n-1]
 }
 
 // Quiet fails the test if more than n requests arrive within d.

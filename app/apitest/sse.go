@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"wsapi/app"
 )
 
 // SSEEvent is one dispatched Server-Sent Event, parsed as a browser's EventSource would
@@ -163,6 +166,38 @@ func (s *SSEStream) Next() SSEEvent {
 			return ev
 		}
 	}
+}
+
+// Expect reads the next event and fails the test unless it is of type typ; it answers it.
+func (s *SSEStream) Expect(typ string) SSEEvent {
+	s.T.Helper()
+	ev := s.Next()
+	if ev.Type != typ {
+		s.T.Fatalf("event %s (%s), want %s", ev.Type, ev.Data, typ)
+	}
+	return ev
+}
+
+// Synced opens a stream afresh and reads its first event, which must be the sync snapshot
+// with an id; it answers both.
+func (e *Env) Synced(path, key string) (*SSEStream, SSEEvent) {
+	e.T.Helper()
+	s := e.Stream(path, key, "")
+	first := s.Next()
+	if first.Type != app.StreamSync || !first.HasID {
+		e.T.Fatalf("first event %+v, want sync with an id", first)
+	}
+	return s, first
+}
+
+// Seq is the event's id as a stream sequence number.
+func (ev SSEEvent) Seq(t testing.TB) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(ev.ID, 10, 64)
+	if err != nil {
+		t.Fatalf("event %s: id %q is not a sequence number", ev.Type, ev.ID)
+	}
+	return n
 }
 
 // Quiet fails the test if an event (other than a heartbeat) arrives within d.

@@ -78,7 +78,7 @@ func (r *Runner) attempts(ctx context.Context, model string, req Request, rep *r
 		if rep.started() || ctx.Err() != nil || !ok || !pe.Retryable || attempt >= retries {
 			return res, turns, err
 		}
-		if err := app.Sleep(ctx, r.Service.Clock, backoff(attempt, pe.RetryAfter)); err != nil {
+		if err := app.Sleep(ctx, r.cfg.Clock, backoff(attempt, pe.RetryAfter)); err != nil {
 			return res, turns, err
 		}
 	}

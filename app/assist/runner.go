@@ -28,12 +28,27 @@ type Config struct {
 	Fallback string
 	// Secrets are strings (API keys) that must never reach an error a client can read.
 	Secrets []string
+	// Clock times retries and signs callbacks (nil: the system clock).
+	Clock app.Clock
+}
+
+// Runs is what the runner needs of the domain (app.Service has it): the runs' life cycle,
+// and what the built-in and callback tools read.
+type Runs interface {
+	ClaimRuns(ctx context.Context, owner string, room app.ClaimRoom) ([]app.RunJob, error)
+	LoadRun(ctx context.Context, job app.RunJob) (app.RunInput, error)
+	FlushRun(ctx context.Context, job app.RunJob, text string) (stop bool, err error)
+	FinishRun(ctx context.Context, job app.RunJob, out app.RunOutcome) error
+	RecordToolCall(ctx context.Context, job app.RunJob, call app.ToolCallPart) error
+	RunMetrics() app.RunRecorder
+	GetConnection(ctx context.Context, orgID, id string) (app.Connection, error)
+	SearchKnowledge(ctx context.Context, orgID, assistantID, query string, limit int) ([]app.Chunk, error)
 }
 
 // Runner claims due runs and runs each on its own goroutine, at most Workers at once. It
 // implements app.RunAborter so the service can stop a run under way.
 type Runner struct {
-	Service   *app.Service
+	Service   Runs
 	Providers map[string]Provider
 	// Live receives the text as it streams; nil: nobody listens.
 	Live app.Live
@@ -58,9 +73,12 @@ type activeRun struct {
 }
 
 // NewRunner prepares a runner; providers maps provider names to their Provider.
-func NewRunner(svc *app.Service, providers map[string]Provider, cfg Config, log *slog.Logger) *Runner {
+func NewRunner(svc Runs, providers map[string]Provider, cfg Config, log *slog.Logger) *Runner {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = app.SystemClock{}
 	}
 	return &Runner{Service: svc, Providers: providers, Log: log, cfg: cfg, owner: app.NewID("runner"),
 		loop: claim.Loop{Slots: max(1, cfg.Workers), Tick: cfg.Tick}, active: map[string]*activeRun{}}

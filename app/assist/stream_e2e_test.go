@@ -18,25 +18,10 @@ import (
 // first event is sync, which it reads and answers.
 func (w *world) watch(t *testing.T, last string) (*apitest.SSEStream, apitest.SSEEvent) {
 	t.Helper()
-	s := w.e.Stream(w.path("/chats/"+w.chat+"/stream"), w.key, last)
 	if last != "" {
-		return s, apitest.SSEEvent{}
+		return w.e.For(t).Stream(w.path("/chats/"+w.chat+"/stream"), w.key, last), apitest.SSEEvent{}
 	}
-	first := s.Next()
-	if first.Type != app.StreamSync || !first.HasID {
-		t.Fatalf("first event %+v, want sync with an id", first)
-	}
-	return s, first
-}
-
-// expect reads the next event, checks its type and answers it.
-func expect(t *testing.T, s *apitest.SSEStream, typ string) apitest.SSEEvent {
-	t.Helper()
-	ev := s.Next()
-	if ev.Type != typ {
-		t.Fatalf("event %s (%s), want %s", ev.Type, ev.Data, typ)
-	}
-	return ev
+	return w.e.For(t).Synced(w.path("/chats/"+w.chat+"/stream"), w.key)
 }
 
 // delta is a message.delta's data.
@@ -51,7 +36,7 @@ type delta struct {
 // O where the piece ends, and answers the piece.
 func readDelta(t *testing.T, s *apitest.SSEStream, msg, created string, at int) string {
 	t.Helper()
-	ev := expect(t, s, app.StreamMessageDelta)
+	ev := s.Expect(app.StreamMessageDelta)
 	var d delta
 	ev.JSON(t, &d)
 	end := at + len([]rune(d.Text))
@@ -68,12 +53,12 @@ func runStarts(t *testing.T, w *world, s *apitest.SSEStream, question string) (a
 	t.Helper()
 	posted := w.say(t, "user", question)
 	var m app.Message
-	expect(t, s, app.StreamMessageCreated).JSON(t, &m)
+	s.Expect(app.StreamMessageCreated).JSON(t, &m)
 	if m.ID != posted.ID || m.Role != "user" {
 		t.Fatalf("first message.created %+v, want the contact's %s", m, posted.ID)
 	}
 	w.debounce()
-	ev := expect(t, s, app.StreamMessageCreated)
+	ev := s.Expect(app.StreamMessageCreated)
 	ev.JSON(t, &m)
 	if m.Role != "assistant" || m.Status != "RUNNING" {
 		t.Fatalf("second message.created %s, want the RUNNING assistant message", ev.Data)
@@ -85,7 +70,7 @@ func runStarts(t *testing.T, w *world, s *apitest.SSEStream, question string) (a
 func finished(t *testing.T, s *apitest.SSEStream, id, status, want string) app.Message {
 	t.Helper()
 	var m app.Message
-	expect(t, s, app.StreamMessageUpdated).JSON(t, &m)
+	s.Expect(app.StreamMessageUpdated).JSON(t, &m)
 	if m.ID != id || m.Status != status || text(m) != want {
 		t.Fatalf("message.updated %s %s %q, want %s %s %q", m.ID, m.Status, text(m), id, status, want)
 	}
@@ -186,7 +171,7 @@ func TestStreamResumeAndSyncMidRun(t *testing.T) {
 	s, _ := w.watch(t, "")
 	m, created := runStarts(t, w, s, "Count")
 	step <- struct{}{}
-	first := expect(t, s, app.StreamMessageDelta)
+	first := s.Expect(app.StreamMessageDelta)
 	step <- struct{}{}
 	readDelta(t, s, m.ID, created, len([]rune(pieces[0])))
 	s.Close() // as if the second delta had been lost with the connection: resume after the first
@@ -271,7 +256,7 @@ func TestStreamToolCallOverSSE(t *testing.T) {
 	s, _ := w.watch(t, "")
 	m, created := runStarts(t, w, s, "Saturday?")
 	var tc app.ToolCallEvent
-	expect(t, s, app.StreamMessageToolCall).JSON(t, &tc)
+	s.Expect(app.StreamMessageToolCall).JSON(t, &tc)
 	if tc.MessageID != m.ID || tc.ChatID != w.chat || tc.ToolCall.ID != "c1" || tc.ToolCall.Name != "search_knowledge" ||
 		string(tc.ToolCall.Arguments) != `{"query":"saturday"}` || !strings.Contains(string(tc.ToolCall.Result), "open at ten") ||
 		tc.ToolCall.Error != "" {

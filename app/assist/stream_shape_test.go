@@ -21,10 +21,10 @@ func TestStreamedRunMessageIsWhatGETAnswers(t *testing.T) {
 	w := newWorld(t, e, e.AdminKey, "c", modelConfig("oa:gpt-4o-mini"))
 	s, _ := w.watch(t, "")
 	posted := w.say(t, "user", "Hi")
-	sameAsListed(t, w, posted.ID, expect(t, s, app.StreamMessageCreated).Data)
+	sameAsListed(t, w, posted.ID, s.Expect(app.StreamMessageCreated).Data)
 	w.debounce()
 	var m app.Message
-	created := expect(t, s, app.StreamMessageCreated)
+	created := s.Expect(app.StreamMessageCreated)
 	created.JSON(t, &m)
 	sameAsListed(t, w, m.ID, created.Data)
 

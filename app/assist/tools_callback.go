@@ -102,7 +102,7 @@ func (tr *toolRun) post(ctx context.Context, url, secret, id string, body []byte
 	if err != nil {
 		return nil, fmt.Errorf("bad callback URL: %v", err)
 	}
-	ts := tr.runner.Service.Clock.Now().Unix()
+	ts := tr.runner.cfg.Clock.Now().Unix()
 	h := req.Header
 	h.Set("Content-Type", "application/json")
 	h.Set("User-Agent", "workspace-api-tools/1")

@@ -21,7 +21,7 @@ func newEnv(t *testing.T, configure ...func(*cli.Config)) *apitest.Env {
 	t.Helper()
 	apitest.Resolver.Set("example.invalid")
 	apitest.Resolver.Set("docs.example.invalid")
-	return apitest.New(t, append([]func(*cli.Config){func(c *cli.Config) { c.HTTP.RateLimitPerMinute = 1 << 20 }}, configure...)...)
+	return apitest.New(t, append([]func(*cli.Config){apitest.Unlimited}, configure...)...)
 }
 
 // contentsPath is the knowledge contents collection of an assistant.

@@ -22,21 +22,36 @@ const MaxPageBytes = 5 << 20
 // claimed round-robin across organizations (and their assistants) with at most PerOrg of one
 // organization in flight, so one organization's slow crawls cannot hold up another's content.
 type Processor struct {
-	Service *app.Service
+	Service Contents
 	HTTP    *http.Client // the SSRF-guarded client
 	Extract *Extractor   // runs the PDF and HTML parsers, bounded
 	Tick    time.Duration
 	Workers int // contents processed at once (at least 1)
 	PerOrg  int // contents of one organization processed at once (0: app.OrgShare's default)
 	Log     *slog.Logger
+
+	loop claim.Loop
 }
+
+// Contents is what the processor needs of the domain (app.Service has it).
+type Contents interface {
+	ClaimKnowledge(ctx context.Context, room app.ClaimRoom) ([]app.KnowledgeContent, error)
+	SaveChunks(ctx context.Context, k *app.KnowledgeContent, texts []string) error
+	SetChunkTotal(ctx context.Context, k *app.KnowledgeContent, n int) error
+	FinishKnowledge(ctx context.Context, k *app.KnowledgeContent, failure error) error
+	AddCrawledPage(ctx context.Context, parent app.KnowledgeContent, pageURL, title string, size int64) (app.KnowledgeContent, error)
+}
+
+// Nudge asks for a claim now rather than at the next tick (a content was added or retried,
+// one finished).
+func (p *Processor) Nudge() { p.loop.Nudge() }
 
 // Run processes contents until ctx ends, then waits for those under way.
 func (p *Processor) Run(ctx context.Context) {
 	slots := max(1, p.Workers)
 	perOrg := app.OrgShare(p.PerOrg, slots)
-	loop := claim.Loop{Slots: slots, Tick: p.Tick}
-	loop.Run(ctx, func(ctx context.Context, r claim.Round) []claim.Piece {
+	p.loop.Slots, p.loop.Tick = slots, p.Tick
+	p.loop.Run(ctx, func(ctx context.Context, r claim.Round) []claim.Piece {
 		return p.claim(ctx, app.ClaimRoom{Limit: r.Free, PerOrg: perOrg, Org: r.Org, Queue: r.Queue, LookFirst: r.Idle})
 	})
 }

@@ -16,7 +16,6 @@ import (
 
 	"wsapi/app"
 	"wsapi/app/apitest"
-	"wsapi/cli"
 )
 
 // recipientFields are every field of the spec's Broadcast recipient.
@@ -27,7 +26,7 @@ var recipientFields = []string{"id", "broadcast_id", "broadcast_name", "integrat
 	"external_message_id", "created_at", "updated_at"}
 
 // manyRequests lifts the per-IP rate limit for tests that make hundreds of calls.
-func manyRequests(c *cli.Config) { c.HTTP.RateLimitPerMinute = 100000 }
+var manyRequests = apitest.Unlimited
 
 // recipients lists recipients through the API with a query such as "broadcast_id=...".
 func recipients(t *testing.T, e *apitest.Env, query string) []map[string]any {

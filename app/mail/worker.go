@@ -15,15 +15,22 @@ import (
 // worker), and gives each its outcome. At most that many recipients are in flight, so a
 // crash resends at most that many messages (their leases expire and they are claimed again).
 type Worker struct {
-	Service *app.Service
+	Service Recipients
 	PerOrg  int
 	Log     *slog.Logger
 	loop    claim.Loop
 }
 
+// Recipients is what the sender needs of the domain (app.Service has it).
+type Recipients interface {
+	ClaimRecipients(ctx context.Context, room app.ClaimRoom) ([]app.Recipient, error)
+	ProcessRecipient(ctx context.Context, r app.Recipient) error
+	FailRecipient(ctx context.Context, r app.Recipient, reason string) error
+}
+
 // NewWorker prepares a sender; PerOrg is perOrg (email.max_in_flight_per_org) or by default
 // three quarters of the workers (app.OrgShare).
-func NewWorker(svc *app.Service, workers, perOrg int, tick time.Duration, log *slog.Logger) *Worker {
+func NewWorker(svc Recipients, workers, perOrg int, tick time.Duration, log *slog.Logger) *Worker {
 	workers = max(1, workers)
 	return &Worker{Service: svc, PerOrg: app.OrgShare(perOrg, workers), Log: log,
 		loop: claim.Loop{Slots: workers, Tick: tick}}

@@ -1,5 +1,6 @@
-// Package webhook delivers events to customer endpoints: the SSRF-guarded HTTP client, the
-// signature, and the dispatcher that claims due deliveries and runs them on workers.
+// Package webhook delivers events to customer endpoints: the signature, the sender (over
+// app/safehttp's guarded client) and the dispatcher that claims due deliveries and runs them
+// on workers.
 package webhook
 
 import (
@@ -7,21 +8,17 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
-	"os"
 	"strconv"
-	"syscall"
 	"time"
 
 	"wsapi/app"
+	"wsapi/app/safehttp"
 )
 
 // MaxResponseBody is how much of an endpoint's answer is kept per attempt.
@@ -34,123 +31,6 @@ func Sign(secret, id string, ts int64, body []byte) string {
 	fmt.Fprintf(mac, "%s.%d.", id, ts)
 	mac.Write(body)
 	return "t=" + strconv.FormatInt(ts, 10) + ",v1=" + hex.EncodeToString(mac.Sum(nil))
-}
-
-// ErrForbiddenAddress is the dial error for an address outbound requests may not reach.
-var ErrForbiddenAddress = errors.New("forbidden target address")
-
-// ClientOptions configure the guarded client.
-type ClientOptions struct {
-	Timeout      time.Duration
-	AllowPrivate bool
-	// CAFile adds a CA (PEM) to the system roots, for endpoints with a private CA.
-	CAFile string
-	// Resolver replaces the system resolver (tests point names at chosen addresses).
-	Resolver app.Resolver
-	// FollowRedirects lets the client follow up to 5 redirects (crawls); each hop is still
-	// checked at dial time. Webhook deliveries never follow them.
-	FollowRedirects bool
-}
-
-// NewHTTPClient is an outbound client that refuses forbidden addresses at dial time, on the
-// address actually connected, so DNS rebinding cannot reach an internal service. It ignores
-// proxies from the environment and never follows redirects.
-func NewHTTPClient(o ClientOptions) (*http.Client, error) {
-	roots, err := x509.SystemCertPool()
-	if err != nil || roots == nil {
-		roots = x509.NewCertPool()
-	}
-	if o.CAFile != "" {
-		pem, err := os.ReadFile(o.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("webhook: ca_file: %w", err)
-		}
-		if !roots.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("webhook: ca_file %s holds no PEM certificate", o.CAFile)
-		}
-	}
-	dialer := &net.Dialer{Timeout: o.Timeout, KeepAlive: 30 * time.Second}
-	if !o.AllowPrivate {
-		dialer.Control = guardControl
-	}
-	var resolver app.Resolver = net.DefaultResolver
-	if o.Resolver != nil {
-		resolver = o.Resolver
-	}
-	transport := &http.Transport{
-		Proxy:                 nil,
-		DialContext:           resolvingDial(dialer, resolver),
-		TLSClientConfig:       &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
-		TLSHandshakeTimeout:   o.Timeout,
-		ResponseHeaderTimeout: o.Timeout,
-		MaxIdleConnsPerHost:   32,
-		IdleConnTimeout:       90 * time.Second,
-		ForceAttemptHTTP2:     true,
-	}
-	client := &http.Client{
-		Transport:     transport,
-		Timeout:       o.Timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-	if o.FollowRedirects {
-		client.CheckRedirect = func(_ *http.Request, via []*http.Request) error {
-			if len(via) >= 5 {
-				return errors.New("stopped after 5 redirects")
-			}
-			return nil
-		}
-	}
-	return client, nil
-}
-
-// guardControl runs on every socket just before connect, with the literal address.
-func guardControl(_, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return err
-	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return fmt.Errorf("%w: %s", ErrForbiddenAddress, host)
-	}
-	if class := app.ForbiddenAddr(a); class != "" {
-		return fmt.Errorf("%w: %s is not a public address (%s)", ErrForbiddenAddress, a, class)
-	}
-	return nil
-}
-
-// resolvingDial resolves with the given resolver and dials the addresses in turn, so an
-// injected resolver decides what is dialled and the Control hook sees each address.
-func resolvingDial(d *net.Dialer, r app.Resolver) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		host, port, err := net.SplitHostPort(addr)
-		if err != nil {
-			return nil, err
-		}
-		if app.IsLocalhostName(host) && d.Control != nil {
-			return nil, fmt.Errorf("%w: %s", ErrForbiddenAddress, host)
-		}
-		var addrs []netip.Addr
-		if a, err := netip.ParseAddr(host); err == nil {
-			addrs = []netip.Addr{a}
-		} else if addrs, err = r.LookupNetIP(ctx, "ip", host); err != nil {
-			return nil, err
-		}
-		var firstErr error
-		for _, a := range addrs {
-			conn, err := d.DialContext(ctx, network, net.JoinHostPort(a.Unmap().String(), port))
-			if err == nil {
-				return conn, nil
-			}
-			if firstErr == nil {
-				firstErr = err
-			}
-		}
-		if firstErr == nil {
-			firstErr = fmt.Errorf("no address for %s", host)
-		}
-		return nil, firstErr
-	}
 }
 
 // Sender makes signed delivery requests with the guarded client.
@@ -216,7 +96,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 func describe(err error) string {
 	var ne net.Error
 	switch {
-	case errors.Is(err, ErrForbiddenAddress):
+	case errors.Is(err, safehttp.ErrForbiddenAddress):
 		var oe *net.OpError
 		if errors.As(err, &oe) && oe.Err != nil {
 			return oe.Err.Error()

@@ -22,7 +22,8 @@ import (
 // lease, so nothing claims it again; a crash before the record only means the delivery is
 // sent again once its lease runs out (at least once).
 type Dispatcher struct {
-	Service     *app.Service
+	Service     Deliveries
+	Clock       app.Clock // stamps the attempts
 	Sender      app.WebhookSender
 	PerEndpoint int
 	PerOrg      int
@@ -33,10 +34,18 @@ type Dispatcher struct {
 	finished []app.Outcome // attempts made and not recorded yet
 }
 
+// Deliveries is what the dispatcher needs of the domain (app.Service has it).
+type Deliveries interface {
+	ClaimDeliveries(ctx context.Context, room app.ClaimRoom) ([]app.Job, error)
+	FinishAndClaim(ctx context.Context, finished []app.Outcome, room app.ClaimRoom) ([]app.Job, error)
+	FinishDeliveries(ctx context.Context, outs []app.Outcome) error
+	ReleaseDelivery(ctx context.Context, id string) error
+}
+
 // NewDispatcher prepares a dispatcher; PerEndpoint is half the workers, PerOrg is perOrg
 // (webhooks.max_in_flight_per_org) or by default three quarters of them (app.OrgShare).
-func NewDispatcher(svc *app.Service, sender app.WebhookSender, workers, perOrg int, tick time.Duration, log *slog.Logger) *Dispatcher {
-	return &Dispatcher{Service: svc, Sender: sender, PerEndpoint: max(1, (workers+1)/2),
+func NewDispatcher(svc Deliveries, clock app.Clock, sender app.WebhookSender, workers, perOrg int, tick time.Duration, log *slog.Logger) *Dispatcher {
+	return &Dispatcher{Service: svc, Clock: clock, Sender: sender, PerEndpoint: max(1, (workers+1)/2),
 		PerOrg: app.OrgShare(perOrg, workers), Log: log,
 		loop: claim.Loop{Slots: workers, Tick: tick}}
 }
@@ -84,7 +93,7 @@ func (d *Dispatcher) claim(ctx context.Context, r claim.Round) []claim.Piece {
 }
 
 func (d *Dispatcher) run(ctx context.Context, j app.Job) {
-	sentAt := app.At(d.Service.Clock.Now())
+	sentAt := app.At(d.Clock.Now())
 	a := d.send(ctx, j)
 	a.CreatedAt = sentAt
 	// A shutdown cut the request short: that says nothing about the endpoint.

@@ -1,0 +1,70 @@
+package app
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Service holds the business rules of every area. Handlers call it; it calls the Store. Its
+// collaborators and policies are given once, to NewService, and stay as they are: the
+// background workers read them concurrently.
+type Service struct {
+	Deps
+	// inbox keeps recent inbox answers (Deps.InboxCacheChats); nil: each one is read.
+	inbox *inboxCache
+}
+
+// Deps are what a Service works with; only Store is required.
+type Deps struct {
+	Store Store
+	Clock Clock        // nil: the system clock
+	Log   *slog.Logger // nil: slog's default
+	// Webhooks is the delivery policy; Resolver checks webhook hosts (nil: the system's);
+	// Sender makes delivery requests (app/webhook).
+	Webhooks WebhookPolicy
+	Resolver Resolver
+	Sender   WebhookSender
+	// Recorder counts what operators graph (app/metrics.go); nil: nothing.
+	Recorder Recorder
+	// Links builds the public URLs of mailed links and chat files (app/api's PublicLinks).
+	Links Links
+	// DNS verifies domains (dns.resolver).
+	DNS TXTResolver
+	// Tokens signs unsubscribe and tracking links.
+	Tokens TokenSigner
+	// Mailer sends broadcast email; nil when email.smtp_url is empty.
+	Mailer Mailer
+	// KnowledgeMaxPages bounds a URL crawl (knowledge.max_pages).
+	KnowledgeMaxPages int
+	// OAuth holds the configured providers by connection type; OAuthClient talks to them.
+	OAuth       map[string]OAuthProvider
+	OAuthClient OAuthExchanger
+	// StreamRetention is how long stream events are kept for Last-Event-ID
+	// (events.stream_retention); LiveTexts answers the text of runs in flight (the hub).
+	StreamRetention time.Duration
+	LiveTexts       LiveTexts
+	// RunPolicy configures assistant runs; Runner aborts the runs under way in this
+	// process (nil: none run here).
+	RunPolicy RunPolicy
+	Runner    RunAborter
+	// Automation configures the assistant's intro, auto resolve, follow-ups and CSAT.
+	Automation AutomationPolicy
+	// InboxCacheChats bounds the inbox answers kept in memory, in chats (0: none).
+	InboxCacheChats int
+}
+
+// NewService makes the service with its collaborators.
+func NewService(d Deps) *Service {
+	if d.Clock == nil {
+		d.Clock = SystemClock{}
+	}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	d.Store = checkedStore{d.Store}
+	s := &Service{Deps: d}
+	if d.InboxCacheChats > 0 {
+		s.inbox = newInboxCache(d.InboxCacheChats)
+	}
+	return s
+}

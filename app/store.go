@@ -14,6 +14,8 @@ import (
 type Store interface {
 	Read(ctx context.Context, fn func(Tx) error) error
 	Write(ctx context.Context, fn func(Tx) error) error
+	// AuthVersion is KeyTx.AuthVersion on the latest committed state, without a transaction.
+	AuthVersion(ctx context.Context) (int64, error)
 }
 
 // Tx is everything a service can do inside one transaction. Each aggregate declares its part
@@ -84,6 +86,8 @@ type Service struct {
 	Automation AutomationPolicy
 	// inbox keeps recent inbox answers (CacheInbox); nil: each one is read.
 	inbox *inboxCache
+	// auth keeps recent authentications (CacheAuth); nil: each one is read.
+	auth *authCache
 }
 
 // NewService wires a service; a nil clock means the system clock.
@@ -94,7 +98,9 @@ func NewService(store Store, clock Clock, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{Store: checkedStore{store}, Clock: clock, Log: log}
+	s := &Service{Store: checkedStore{store}, Clock: clock, Log: log}
+	s.CacheAuth(true)
+	return s
 }
 
 func (s *Service) now() Time { return At(s.Clock.Now()) }

@@ -58,7 +58,40 @@ CREATE TRIGGER auth_version_roles_delete AFTER DELETE ON roles BEGIN
 END;
 -- +goose StatementEnd
 
+-- The number of contacts of each organization, kept by triggers so that the unfiltered contact
+-- list answers its pagination-count from one row instead of counting its index (a COUNT(*)
+-- over 10,000 contacts was more than half of GET /contacts). Rows of deleted organizations
+-- stay at 0 (ids are never reused).
+CREATE TABLE contact_counts (
+    org_id TEXT PRIMARY KEY,
+    n      INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO contact_counts (org_id, n) SELECT org_id, COUNT(*) FROM contacts GROUP BY org_id;
+
+-- +goose StatementBegin
+CREATE TRIGGER contact_counts_insert AFTER INSERT ON contacts BEGIN
+    INSERT INTO contact_counts (org_id, n) VALUES (NEW.org_id, 1)
+        ON CONFLICT (org_id) DO UPDATE SET n = n + 1;
+END;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE TRIGGER contact_counts_delete AFTER DELETE ON contacts BEGIN
+    UPDATE contact_counts SET n = n - 1 WHERE org_id = OLD.org_id;
+END;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE TRIGGER contact_counts_move AFTER UPDATE OF org_id ON contacts WHEN NEW.org_id <> OLD.org_id BEGIN
+    UPDATE contact_counts SET n = n - 1 WHERE org_id = OLD.org_id;
+    INSERT INTO contact_counts (org_id, n) VALUES (NEW.org_id, 1)
+        ON CONFLICT (org_id) DO UPDATE SET n = n + 1;
+END;
+-- +goose StatementEnd
+
 -- +goose Down
+DROP TRIGGER contact_counts_move;
+DROP TRIGGER contact_counts_delete;
+DROP TRIGGER contact_counts_insert;
+DROP TABLE contact_counts;
 DROP TRIGGER auth_version_roles_delete;
 DROP TRIGGER auth_version_roles_update;
 DROP TRIGGER auth_version_roles_insert;

@@ -34,6 +34,8 @@ type KeyTx interface {
 	// Authenticate finds the key of a token hash with its member and that member's
 	// permissions, read fresh so that a role change applies on the next request.
 	Authenticate(hash []byte) (Principal, []byte, error)
+	// AuthVersion grows with every change to a key, a member or a role (app/authcache.go).
+	AuthVersion() (int64, error)
 }
 
 // TokenPrefix starts every API token.
@@ -70,11 +72,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (p Principal, 
 		return p, &Error{Code: CodeUnauthenticated, Message: "missing or invalid API key"}
 	}
 	hash := HashToken(token)
-	var stored []byte
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		p, stored, err = tx.Authenticate(hash)
-		return err
-	})
+	p, stored, err := s.authenticate(ctx, hash)
 	if IsNotFound(err) || (err == nil && subtle.ConstantTimeCompare(hash, stored) != 1) {
 		return Principal{}, &Error{Code: CodeUnauthenticated, Message: "missing or invalid API key"}
 	}

@@ -12,6 +12,8 @@ type Service struct {
 	Deps
 	// inbox keeps recent inbox answers (Deps.InboxCacheChats); nil: each one is read.
 	inbox *inboxCache
+	// auth keeps recent authentications (CacheAuth); nil: each one is read.
+	auth *authCache
 }
 
 // Deps are what a Service works with; only Store is required.
@@ -66,5 +68,6 @@ func NewService(d Deps) *Service {
 	if d.InboxCacheChats > 0 {
 		s.inbox = newInboxCache(d.InboxCacheChats)
 	}
+	s.CacheAuth(true)
 	return s
 }

@@ -12,6 +12,8 @@ import (
 type Store interface {
 	Read(ctx context.Context, fn func(Tx) error) error
 	Write(ctx context.Context, fn func(Tx) error) error
+	// AuthVersion is KeyTx.AuthVersion on the latest committed state, without a transaction.
+	AuthVersion(ctx context.Context) (int64, error)
 }
 
 // Tx is everything a service can do inside one transaction. Each aggregate declares its part

@@ -30,6 +30,7 @@ type Config struct {
 	Models     ModelsConfig     `mapstructure:"models"`
 	Assistants AssistantsConfig `mapstructure:"assistants"`
 	Metrics    MetricsConfig    `mapstructure:"metrics"`
+	Debug      DebugConfig      `mapstructure:"debug"`
 }
 
 // EventsConfig tunes the live streams (SSE).
@@ -207,6 +208,7 @@ var defaults = map[string]any{
 	"assistants.retries":               3,
 	"metrics.addr":                     "",
 	"metrics.token":                    "",
+	"debug.pprof_addr":                 "",
 	"http.cors.allowed_origins":        []string{},
 	"http.compress":                    true,
 	"http.drain_delay":                 "0s",

@@ -114,3 +114,37 @@ func TestBackupWritesKey(t *testing.T) {
 		t.Errorf("a backup over an existing key copy must fail")
 	}
 }
+
+// TestServePprofOwnListener runs the real binary with debug.pprof_addr: /debug/pprof/ answers
+// there (the index and a goroutine dump), and the API listener does not serve it.
+func TestServePprofOwnListener(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pprofAddr := freeAddr(t)
+	s := startServe(t, dir, filepath.Join(dir, "app.db"), "APP_DEBUG_PPROF_ADDR="+pprofAddr)
+	code, body := fetch(t, "http://"+pprofAddr+"/debug/pprof/")
+	if code != 200 || !strings.Contains(body, "goroutine") {
+		t.Fatalf("pprof index on its listener: %d\n%s", code, body)
+	}
+	if code, body := fetch(t, "http://"+pprofAddr+"/debug/pprof/goroutine?debug=1"); code != 200 || !strings.Contains(body, "goroutine profile") {
+		t.Fatalf("goroutine dump: %d\n%s", code, body)
+	}
+	for _, path := range []string{"/debug/pprof/", "/debug/pprof/goroutine?debug=1", "/debug/pprof/cmdline"} {
+		if code, _ := fetch(t, "http://"+s.addr+path); code != 404 {
+			t.Errorf("%s on the API listener: %d, want 404", path, code)
+		}
+	}
+}
+
+// TestServeWithoutPprof: by default no pprof listener is opened and the API has no pprof.
+func TestServeWithoutPprof(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startServe(t, dir, filepath.Join(dir, "app.db"))
+	if code, _ := fetch(t, "http://"+s.addr+"/debug/pprof/"); code != 404 {
+		t.Errorf("/debug/pprof/ on the API listener: %d, want 404", code)
+	}
+	if strings.Contains(s.log(), "serving pprof") {
+		t.Errorf("pprof served without debug.pprof_addr:\n%s", s.log())
+	}
+}

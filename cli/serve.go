@@ -69,6 +69,11 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 		return err
 	}
 	defer stopMetrics()
+	stopPprof, err := servePprof(ctx, e.cfg.Debug.PprofAddr, log)
+	if err != nil {
+		return err
+	}
+	defer stopPprof()
 	log.Info("serving", "addr", ln.Addr().String(), "db", e.cfg.DB.Path, "version", Version)
 	if ready != nil {
 		ready(ln.Addr().String())

@@ -103,6 +103,11 @@ const jsonRows = 10000
 // parse its text again for every column). Values must marshal to what the driver would bind (strings,
 // numbers, booleans, null; app.Time marshals to its stored form).
 func (t *Tx) insertJSON(head string, columns, n int, row func(i int) []any) error {
+	if n == 1 {
+		// One row (POST create): bound directly, without encoding a JSON array for SQLite to
+		// parse again.
+		return t.insertRow(head, columns, row(0))
+	}
 	cols := make([]string, columns)
 	for i := range cols {
 		cols[i] = "value ->> " + strconv.Itoa(i)
@@ -119,6 +124,13 @@ func (t *Tx) insertJSON(head string, columns, n int, row func(i int) []any) erro
 		}
 	}
 	return nil
+}
+
+// insertRow inserts one row with a plain VALUES list; the statement text is the same for every
+// call of one head, so it stays prepared.
+func (t *Tx) insertRow(head string, columns int, values []any) error {
+	_, err := t.exec(head+" VALUES (?"+strings.Repeat(", ?", columns-1)+")", values...)
+	return err
 }
 
 // InsertContacts inserts contact rows.

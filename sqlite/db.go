@@ -127,8 +127,11 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Tx is one transaction; its methods, one file per aggregate, implement app.Tx.
 type Tx struct {
-	tx     *sql.Tx
-	ctx    context.Context
+	tx  *sql.Tx
+	ctx context.Context
+	// caller is the caller's context when ctx is detached from its cancellation (reads):
+	// checked before each statement instead (see Read).
+	caller context.Context
 	db     *DB
 	queued bool
 	// streamed: the transaction wrote stream events (see OnStreamed); messageEvents holds
@@ -141,14 +144,23 @@ type Tx struct {
 
 var _ app.Tx = (*Tx)(nil)
 
-// Read runs fn in a read transaction on a snapshot.
+// Read runs fn in a read transaction on a snapshot. Its statements run on a context without
+// the caller's cancellation, which is checked before each statement instead: with a
+// cancellable context database/sql and the driver start a goroutine per transaction and per
+// statement to watch it (about eight for GET contact), churn that on one core delayed every
+// other request. A statement already running finishes (reads are short; the longest, a broad
+// inbox search, takes a second at most).
 func (db *DB) Read(ctx context.Context, fn func(app.Tx) error) error {
-	tx, err := db.reader.BeginTx(ctx, nil)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("sqlite: begin read: %w", err)
+	}
+	quiet := context.WithoutCancel(ctx)
+	tx, err := db.reader.BeginTx(quiet, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: begin read: %w", err)
 	}
 	defer tx.Rollback()
-	return fn(&Tx{tx: tx, ctx: ctx, db: db, readOnly: true})
+	return fn(&Tx{tx: tx, ctx: quiet, caller: ctx, db: db, readOnly: true})
 }
 
 // Backup writes a consistent copy of the live database to path (VACUUM INTO), a new file
@@ -164,18 +176,27 @@ func (db *DB) Backup(ctx context.Context, path string) error {
 	return nil
 }
 
+// stmtCtx is the context of the next statement: the caller's once it has ended, so that
+// the statement fails at once with its error.
+func (t *Tx) stmtCtx() context.Context {
+	if t.caller != nil && t.caller.Err() != nil {
+		return t.caller
+	}
+	return t.ctx
+}
+
 func (t *Tx) exec(query string, args ...any) (sql.Result, error) {
-	res, err := t.tx.ExecContext(t.ctx, query, args...)
+	res, err := t.tx.ExecContext(t.stmtCtx(), query, args...)
 	return res, mapErr(err)
 }
 
 func (t *Tx) query(query string, args ...any) (*sql.Rows, error) {
-	rows, err := t.tx.QueryContext(t.ctx, query, args...)
+	rows, err := t.tx.QueryContext(t.stmtCtx(), query, args...)
 	return rows, mapErr(err)
 }
 
 func (t *Tx) row(query string, args ...any) *sql.Row {
-	return t.tx.QueryRowContext(t.ctx, query, args...)
+	return t.tx.QueryRowContext(t.stmtCtx(), query, args...)
 }
 
 // execOne runs a statement that must change a row; none changed is not_found.

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -85,4 +86,20 @@ func (t *Tx) Authenticate(hash []byte) (app.Principal, []byte, error) {
 	}
 	p.Perms = app.NewPermissionSet(granted)
 	return p, stored, nil
+}
+
+// AuthVersion reads the version the auth_version triggers keep (app/authcache.go).
+func (t *Tx) AuthVersion() (int64, error) {
+	var v int64
+	err := t.row(`SELECT version FROM auth_version WHERE id = 1`).Scan(&v)
+	return v, mapErr(err)
+}
+
+// AuthVersion reads the version on the latest committed state: one statement, no
+// transaction (it runs before every authenticated request). A one-row lookup needs no
+// cancellation, and without it the driver starts no goroutine to watch the context.
+func (db *DB) AuthVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := db.reader.QueryRowContext(context.WithoutCancel(ctx), `SELECT version FROM auth_version WHERE id = 1`).Scan(&v)
+	return v, mapErr(err)
 }

@@ -103,7 +103,7 @@ func TestListenForwardsSignedDeliveries(t *testing.T) {
 	if code := srv.stop(); code != 0 {
 		t.Fatalf("serve exit %d", code)
 	}
-	srv = startServeAt(t, dir, db, addr, serverEnv...)
+	startServeAt(t, dir, db, addr, serverEnv...)
 	changeContacts(t, api, token, "Bob")
 	changeContacts(t, api, token, "Cy")
 	want = storedEvents(t, api, token, 0)[start:]

@@ -64,13 +64,13 @@ func newCNProvider(t *testing.T) *cnProvider {
 	mux.HandleFunc("GET /{tenant}/userinfo", func(w http.ResponseWriter, r *http.Request) {
 		p.userCalls.Add(1)
 		if r.Header.Get("Authorization") != "Bearer at-789" {
-			http.Error(w, `{"error":"unauthorized"}`, 401)
+			http.Error(w, `{"error":"unauthorized"}`, http.StatusUnauthorized)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"id": 42, "name": "Jane", "email": "jane@example.com"}`)
 	})
-	mux.HandleFunc("GET /{tenant}/userinfo-broken", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", 401) })
+	mux.HandleFunc("GET /{tenant}/userinfo-broken", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", http.StatusUnauthorized) })
 	p.Server = httptest.NewServer(mux)
 	t.Cleanup(p.Close)
 	return p

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"crypto/rsa"
 	"encoding/json"
 	"log/slog"
 	"time"
@@ -82,6 +83,9 @@ type Service struct {
 	Runner    RunAborter
 	// Automation configures the assistant's intro, auto resolve, follow-ups and CSAT.
 	Automation AutomationPolicy
+	// DKIMKeys makes new domains' DKIM keys; nil: a fresh 2048-bit RSA key each. Tests hand
+	// out keys made once per test binary, as a 2048-bit key takes about a second under -race.
+	DKIMKeys func() (*rsa.PrivateKey, error)
 	// inbox keeps recent inbox answers (CacheInbox); nil: each one is read.
 	inbox *inboxCache
 }

@@ -136,11 +136,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	}
 	rt.wireOAuth(cfg)
 	// Every commit that queues background work wakes the workers at once.
-	rt.DB.OnWorkQueued(func() {
-		rt.Dispatcher.Nudge()
-		rt.Sender.Nudge()
-		rt.Runner.Nudge()
-	})
+	rt.DB.OnWorkQueued(rt.NudgeWorkers)
 	rt.wireStream(cfg)
 	rt.Runner.Live = rt.Hub // streamed text reaches the chat streams as it arrives
 	rt.Janitor = &janitor.Janitor{Interval: time.Minute, Log: rt.Log, Tasks: []janitor.Task{
@@ -152,6 +148,14 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 		{Name: "assistant follow-ups", Run: rt.Service.SendFollowUps},
 	}}
 	return nil
+}
+
+// NudgeWorkers wakes the webhook, e-mail and run workers to claim now rather than on their
+// next tick: after a commit that queued work, and in tests after the manual clock moved.
+func (rt *Runtime) NudgeWorkers() {
+	rt.Dispatcher.Nudge()
+	rt.Sender.Nudge()
+	rt.Runner.Nudge()
 }
 
 // wireStream makes the event hub behind the SSE routes; every commit that wrote stream

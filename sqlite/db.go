@@ -49,9 +49,9 @@ var _ app.Store = (*DB)(nil)
 
 // dsn puts busy_timeout first so that switching to WAL waits instead of failing, as
 // PocketBase does; the writer begins IMMEDIATE so a transaction never upgrades mid-way.
-func dsn(path string, writer bool) string {
+func dsn(path string, writer bool, busy time.Duration) string {
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
@@ -69,12 +69,19 @@ func dsn(path string, writer bool) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
+// busyTimeout is how long a connection waits for another process's lock before the
+// request fails as unavailable (a 503 the client may retry).
+const busyTimeout = 10 * time.Second
+
 // Open opens (and creates) the database file. Call Migrate before use.
-func Open(path string) (*DB, error) {
+func Open(path string) (*DB, error) { return open(path, busyTimeout) }
+
+// open is Open with the busy timeout as a parameter, so tests can reach it quickly.
+func open(path string, busy time.Duration) (*DB, error) {
 	if err := privateFile(path); err != nil {
 		return nil, err
 	}
-	w, err := sql.Open("sqlite", dsn(path, true))
+	w, err := sql.Open("sqlite", dsn(path, true, busy))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
@@ -85,7 +92,7 @@ func Open(path string) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	r, err := sql.Open("sqlite", dsn(path, false))
+	r, err := sql.Open("sqlite", dsn(path, false, busy))
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open: %w", err)
@@ -134,7 +141,7 @@ var _ app.Tx = (*Tx)(nil)
 func (db *DB) Read(ctx context.Context, fn func(app.Tx) error) error {
 	tx, err := db.reader.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("sqlite: begin read: %w", err)
+		return txErr("begin read", err)
 	}
 	defer tx.Rollback()
 	return fn(&Tx{tx: tx, ctx: ctx, db: db, readOnly: true})
@@ -148,7 +155,7 @@ func (db *DB) Write(ctx context.Context, fn func(app.Tx) error) error {
 		db.writeWait(time.Since(start))
 	}
 	if err != nil {
-		return fmt.Errorf("sqlite: begin: %w", err)
+		return txErr("begin", err)
 	}
 	// Deferred, so a panic in fn also ends the transaction: else the one writer connection
 	// would stay inside it and every later write would wait forever. (After a commit it is a
@@ -159,7 +166,7 @@ func (db *DB) Write(ctx context.Context, fn func(app.Tx) error) error {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: commit: %w", err)
+		return txErr("commit", err)
 	}
 	if t.queued && db.onQueued != nil {
 		db.onQueued()
@@ -181,6 +188,15 @@ func (db *DB) Backup(ctx context.Context, path string) error {
 		return fmt.Errorf("sqlite: backup: %w", err)
 	}
 	return nil
+}
+
+// txErr wraps a failure to begin or commit a transaction; a busy database stays the
+// retryable error that mapErr makes of it.
+func txErr(step string, err error) error {
+	if e, ok := app.AsError(mapErr(err)); ok {
+		return e
+	}
+	return fmt.Errorf("sqlite: %s: %w", step, err)
 }
 
 func (t *Tx) exec(query string, args ...any) (sql.Result, error) {

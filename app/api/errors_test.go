@@ -1,9 +1,11 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -33,7 +35,9 @@ func TestErrorAnswers(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			w := httptest.NewRecorder()
-			writeError(w, httptest.NewRequest("GET", "/orgs/c", nil), c.err)
+			r := httptest.NewRequest("GET", "/orgs/c", nil)
+			r = r.WithContext(context.WithValue(r.Context(), loggerKey{}, slog.New(slog.DiscardHandler)))
+			writeError(w, r, c.err)
 			if w.Code != c.status || w.Header().Get("Retry-After") != c.retryAfter {
 				t.Fatalf("status %d, Retry-After %q; want %d, %q", w.Code, w.Header().Get("Retry-After"), c.status, c.retryAfter)
 			}

@@ -79,6 +79,14 @@ func NormalizeDomain(s string) string {
 	return a
 }
 
+// dkimKey makes a domain's 2048-bit DKIM key, or takes one from DKIMKeys when set.
+func (s *Service) dkimKey() (*rsa.PrivateKey, error) {
+	if s.DKIMKeys != nil {
+		return s.DKIMKeys()
+	}
+	return rsa.GenerateKey(rand.Reader, 2048)
+}
+
 // DomainInput adds a domain.
 type DomainInput struct {
 	Domain string `json:"domain"`
@@ -91,7 +99,7 @@ func (s *Service) CreateDomain(ctx context.Context, orgID string, in DomainInput
 	if name == "" {
 		return Domain{}, Invalid("domain", "must be a domain name such as mail.example.com")
 	}
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	key, err := s.dkimKey()
 	if err != nil {
 		return Domain{}, fmt.Errorf("app: dkim key: %w", err)
 	}

@@ -20,6 +20,7 @@ const (
 	CodePermission      Code = "permission_denied"
 	CodeNotFound        Code = "not_found"
 	CodeConflict        Code = "conflict"
+	CodeUnavailable     Code = "unavailable"
 )
 
 // Error is a failure the API can show to a client: a code, a message fit for people and,
@@ -69,6 +70,18 @@ func NotFound(what string) *Error {
 // Conflict says that the change clashes with the current state.
 func Conflict(format string, args ...any) *Error {
 	return &Error{Code: CodeConflict, Message: fmt.Sprintf(format, args...)}
+}
+
+// Taken says that field's value is already used where it must be unique (a 409 naming the
+// field, as a 400 names its fields).
+func Taken(field, why string) *Error {
+	return &Error{Code: CodeConflict, Message: field + " " + why, Fields: map[string]string{field: why}}
+}
+
+// Unavailable says that the request could not be served now but may be soon (the database
+// is busy): a client should retry.
+func Unavailable(why string) *Error {
+	return &Error{Code: CodeUnavailable, Message: why}
 }
 
 // Forbidden says that the caller's role lacks a permission.

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"slices"
 	"sync"
 	"time"
 )
@@ -56,6 +57,7 @@ type ManualClock struct {
 	mu      sync.Mutex
 	now     time.Time
 	waiters []clockWaiter
+	moved   []func()
 }
 
 // NewManualClock starts a manual clock at t.
@@ -72,16 +74,34 @@ func (c *ManualClock) Now() time.Time {
 func (c *ManualClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	c.now = c.now.Add(d)
-	c.fire()
-	c.mu.Unlock()
+	c.moveLocked()
 }
 
 // Set moves the clock to t.
 func (c *ManualClock) Set(t time.Time) {
 	c.mu.Lock()
 	c.now = t.UTC()
+	c.moveLocked()
+}
+
+// OnMove registers f to run after every Advance and Set. Test wiring nudges the workers with
+// it: work that came due because the clock moved (a retry, a lapsed lease) starts at once,
+// so the workers need no fast tick to notice it.
+func (c *ManualClock) OnMove(f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.moved = append(c.moved, f)
+}
+
+// moveLocked fires the waiters whose time has come, unlocks c.mu, then runs the OnMove
+// hooks (outside the lock: a hook may read the clock).
+func (c *ManualClock) moveLocked() {
 	c.fire()
+	hooks := slices.Clone(c.moved)
 	c.mu.Unlock()
+	for _, f := range hooks {
+		f()
+	}
 }
 
 // clockWaiter is an After of the manual clock, fired when the clock reaches at.

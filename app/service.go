@@ -1,6 +1,7 @@
 package app
 
 import (
+	"crypto/rsa"
 	"log/slog"
 	"time"
 )
@@ -53,6 +54,9 @@ type Deps struct {
 	Automation AutomationPolicy
 	// InboxCacheChats bounds the inbox answers kept in memory, in chats (0: none).
 	InboxCacheChats int
+	// DKIMKeys makes new domains' DKIM keys; nil: a fresh 2048-bit RSA key each. Tests hand
+	// out keys made once per test binary, as a 2048-bit key takes about a second under -race.
+	DKIMKeys func() (*rsa.PrivateKey, error)
 }
 
 // NewService makes the service with its collaborators.

@@ -131,12 +131,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	}
 	rt.Sender = mail.NewWorker(rt.Service, cfg.Email.Workers, cfg.Email.MaxInFlightPerOrg, cfg.Email.Tick, rt.Log)
 	// Every commit that queues background work wakes the workers at once.
-	rt.DB.OnWorkQueued(func() {
-		rt.Dispatcher.Nudge()
-		rt.Sender.Nudge()
-		rt.Knowledge.Nudge()
-		rt.Runner.Nudge()
-	})
+	rt.DB.OnWorkQueued(rt.NudgeWorkers)
 	// Every commit that wrote stream events wakes the hub behind the SSE routes.
 	rt.DB.OnStreamed(rt.Hub.Nudge)
 	rt.Runner.Live = rt.Hub // streamed text reaches the chat streams as it arrives
@@ -149,6 +144,16 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 		{Name: "assistant follow-ups", Run: rt.Service.SendFollowUps},
 	}}
 	return nil
+}
+
+// NudgeWorkers wakes the webhook, e-mail, knowledge and run workers to claim now rather
+// than on their next tick: after a commit that queued work, and in tests after the manual
+// clock moved.
+func (rt *Runtime) NudgeWorkers() {
+	rt.Dispatcher.Nudge()
+	rt.Sender.Nudge()
+	rt.Knowledge.Nudge()
+	rt.Runner.Nudge()
 }
 
 // guardedClient is the SSRF-guarded outbound client of webhooks, crawls and tool callbacks.

@@ -52,14 +52,6 @@ func (t *Tx) ListAssistants(orgID, search string, p app.Page) ([]app.Assistant, 
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []app.Assistant{}
-	for rows.Next() {
-		a, err := scanAssistant(rows)
-		if err != nil {
-			return nil, 0, mapErr(err)
-		}
-		out = append(out, a)
-	}
-	return out, total, mapErr(rows.Err())
+	out, err := collect(rows, scanAssistant)
+	return out, total, err
 }

@@ -140,7 +140,7 @@ func (db *DB) inBatch(batch []*writeCall, results []writeResult) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("sqlite: begin: %w", err)
+		return txErr("begin", err)
 	}
 	defer tx.Rollback() // after a commit, a no-op
 	for i, c := range batch {
@@ -153,7 +153,7 @@ func (db *DB) inBatch(batch []*writeCall, results []writeResult) error {
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: commit: %w", err)
+		return txErr("commit", err)
 	}
 	return nil
 }

@@ -75,16 +75,8 @@ func (t *Tx) ListBroadcasts(orgID string, p app.Page) ([]app.Broadcast, int, err
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []app.Broadcast{}
-	for rows.Next() {
-		b, err := scanBroadcast(rows)
-		if err != nil {
-			return nil, 0, mapErr(err)
-		}
-		out = append(out, b)
-	}
-	return out, total, mapErr(rows.Err())
+	out, err := collect(rows, scanBroadcast)
+	return out, total, err
 }
 
 // CreateRecipients picks, per target contact, its channel of the broadcast's integration (for

@@ -87,14 +87,13 @@ func (t *Tx) chatVersions(seqs []int64) (map[int64]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	versions := make(map[int64]int64, len(seqs))
-	for rows.Next() {
-		var seq, v int64
-		if err := rows.Scan(&seq, &v); err != nil {
-			return nil, mapErr(err)
-		}
-		versions[seq] = v
+	pairs, err := collect(rows, func(r rowScanner) (p [2]int64, err error) { return p, r.Scan(&p[0], &p[1]) })
+	if err != nil {
+		return nil, err
 	}
-	return versions, mapErr(rows.Err())
+	versions := make(map[int64]int64, len(pairs))
+	for _, p := range pairs {
+		versions[p[0]] = p[1]
+	}
+	return versions, nil
 }

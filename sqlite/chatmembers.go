@@ -31,16 +31,15 @@ func (t *Tx) chatMembers(chats []app.Chat) (chatMemberSet, error) {
 	if err != nil {
 		return set, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		chatID, cm, err := scanChatMember(rows)
-		if err != nil {
-			return set, mapErr(err)
-		}
-		set.byChat[chatID] = append(set.byChat[chatID], cm)
-		set.byID[cm.ID] = cm
+	members, err := collect(rows, func(r rowScanner) (k keyed[app.ChatMember], err error) {
+		k.key, k.v, err = scanChatMember(r)
+		return k, err
+	})
+	for _, m := range members {
+		set.byChat[m.key] = append(set.byChat[m.key], m.v)
+		set.byID[m.v.ID] = m.v
 	}
-	return set, mapErr(rows.Err())
+	return set, err
 }
 
 func scanChatMember(r rowScanner) (string, app.ChatMember, error) {

@@ -143,20 +143,20 @@ func (t *Tx) loadChats(query string, args ...any) ([]app.Chat, error) {
 	if err != nil {
 		return nil, err
 	}
-	chats := []app.Chat{}
-	var lastIDs []string
-	for rows.Next() {
-		c, last, err := scanChat(rows)
-		if err != nil {
-			rows.Close()
-			return nil, mapErr(err)
-		}
-		chats = append(chats, c)
-		lastIDs = append(lastIDs, last)
+	type chatRow struct {
+		chat app.Chat
+		last string // the id of its last message
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, mapErr(err)
+	found, err := collect(rows, func(r rowScanner) (c chatRow, err error) {
+		c.chat, c.last, err = scanChat(r)
+		return c, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	chats, lastIDs := make([]app.Chat, len(found)), make([]string, len(found))
+	for i, c := range found {
+		chats[i], lastIDs[i] = c.chat, c.last
 	}
 	if len(chats) == 0 {
 		return chats, nil

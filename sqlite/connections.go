@@ -62,16 +62,8 @@ func (t *Tx) ListConnections(orgID, typ string, p app.Page) ([]app.Connection, i
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []app.Connection{}
-	for rows.Next() {
-		c, err := t.scanConnection(rows)
-		if err != nil {
-			return nil, 0, mapErr(err)
-		}
-		out = append(out, c)
-	}
-	return out, total, mapErr(rows.Err())
+	out, err := collect(rows, t.scanConnection)
+	return out, total, err
 }
 
 // SpendOAuthState marks a state used, once: the primary key decides between concurrent

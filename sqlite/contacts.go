@@ -95,18 +95,9 @@ func (t *Tx) loadContacts(query string, args ...any) ([]app.Contact, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []app.Contact{}
-	for rows.Next() {
-		c, err := scanContact(rows)
-		if err != nil {
-			rows.Close()
-			return nil, mapErr(err)
-		}
-		out = append(out, c)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, mapErr(err)
+	out, err := collect(rows, scanContact)
+	if err != nil {
+		return nil, err
 	}
 	return out, t.attachContactChildren(out)
 }
@@ -136,17 +127,14 @@ func (t *Tx) attachContactChildren(cs []app.Contact) error {
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var contactID string
-		seg, err := scanSegment(rows, &contactID)
-		if err != nil {
-			return mapErr(err)
-		}
-		i := index[contactID]
-		cs[i].Segments = append(cs[i].Segments, seg)
+	segs, err := collect(rows, func(r rowScanner) (k keyed[app.Segment], err error) {
+		k.v, err = scanSegment(r, &k.key)
+		return k, err
+	})
+	for _, s := range segs {
+		cs[index[s.key]].Segments = append(cs[index[s.key]].Segments, s.v)
 	}
-	return mapErr(rows.Err())
+	return err
 }
 
 // idsIn is the SQL test "column is one of ids" and its argument. One id is a plain equality:
@@ -170,16 +158,7 @@ func (t *Tx) channelsOf(contactIDs []string) ([]app.Channel, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []app.Channel
-	for rows.Next() {
-		ch, err := scanChannel(rows)
-		if err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, ch)
-	}
-	return out, mapErr(rows.Err())
+	return collect(rows, scanChannel)
 }
 
 // scanChannel reads a row of channelColumns.
@@ -213,68 +192,6 @@ func (t *Tx) DeleteContact(orgID, id string) error {
 		return err
 	}
 	return t.execOne("contact", `DELETE FROM contacts WHERE org_id = ? AND id = ?`, orgID, id)
-}
-
-// MissingContacts answers the ids that are not contacts of the organization.
-func (t *Tx) MissingContacts(orgID string, ids []string) ([]string, error) {
-	return t.missing(`contacts`, orgID, ids)
-}
-
-// missing answers which ids have no row of table in the organization.
-func (t *Tx) missing(table, orgID string, ids []string) ([]string, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	rows, err := t.query(`SELECT DISTINCT j.value FROM json_each(?) j
-		WHERE NOT EXISTS (SELECT 1 FROM `+table+` x WHERE x.id = j.value AND x.org_id = ?)`, jsonText(ids), orgID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, id)
-	}
-	return out, mapErr(rows.Err())
-}
-
-// MoveContactChildren re-parents everything of one contact to another and counts it.
-func (t *Tx) MoveContactChildren(orgID, from, to string) (app.MergeCounts, error) {
-	var n app.MergeCounts
-	moves := []struct {
-		count *int
-		query string
-	}{
-		{&n.Channels, `UPDATE contact_channels SET contact_id = ?3 WHERE org_id = ?1 AND contact_id = ?2`},
-		{&n.Notes, `UPDATE contact_notes SET contact_id = ?3 WHERE org_id = ?1 AND contact_id = ?2`},
-		{&n.Memories, `UPDATE contact_memories SET contact_id = ?3 WHERE org_id = ?1 AND contact_id = ?2`},
-		{&n.Segments, `INSERT OR IGNORE INTO segment_members (segment_id, contact_id, added_at)
-			SELECT segment_id, ?3, added_at FROM segment_members WHERE contact_id = ?2
-			AND segment_id NOT IN (SELECT segment_id FROM segment_members WHERE contact_id = ?3)
-			AND ?1 = ?1`},
-		{&n.Chats, `UPDATE chats SET contact_id = ?3 WHERE org_id = ?1 AND contact_id = ?2`},
-	}
-	// Broadcast recipients follow their contact too (not counted: the spec's moves name the
-	// contact's own children), so a bounce on the old address reaches the contact that owns it.
-	if _, err := t.exec(`UPDATE broadcast_recipients SET contact_id = ?3 WHERE contact_id = ?2 AND org_id = ?1`, orgID, from, to); err != nil {
-		return n, err
-	}
-	for _, m := range moves {
-		res, err := t.exec(m.query, orgID, from, to)
-		if err != nil {
-			return n, err
-		}
-		c, _ := res.RowsAffected()
-		*m.count = int(c)
-	}
-	if n.Segments > 0 {
-		return n, t.bumpInbox(orgID) // segment filters of the inbox may now find the other contact's chats
-	}
-	return n, nil
 }
 
 // GetChannel reads one channel of the organization.

@@ -51,9 +51,9 @@ var _ app.Store = (*DB)(nil)
 
 // dsn puts busy_timeout first so that switching to WAL waits instead of failing, as
 // PocketBase does; the writer begins IMMEDIATE so a transaction never upgrades mid-way.
-func dsn(path string, writer bool) string {
+func dsn(path string, writer bool, busy time.Duration) string {
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
@@ -71,12 +71,19 @@ func dsn(path string, writer bool) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
+// busyTimeout is how long a connection waits for another process's lock before the
+// request fails as unavailable (a 503 the client may retry).
+const busyTimeout = 10 * time.Second
+
 // Open opens (and creates) the database file. Call Migrate before use.
-func Open(path string) (*DB, error) {
+func Open(path string) (*DB, error) { return open(path, busyTimeout) }
+
+// open is Open with the busy timeout as a parameter, so tests can reach it quickly.
+func open(path string, busy time.Duration) (*DB, error) {
 	if err := privateFile(path); err != nil {
 		return nil, err
 	}
-	w, err := openPool(path, true)
+	w, err := openPool(path, true, busy)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +94,7 @@ func Open(path string) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	r, err := openPool(path, false)
+	r, err := openPool(path, false, busy)
 	if err != nil {
 		w.Close()
 		return nil, err
@@ -99,8 +106,8 @@ func Open(path string) (*DB, error) {
 }
 
 // openPool opens a pool whose connections keep their prepared statements.
-func openPool(path string, writer bool) (*sql.DB, error) {
-	c, err := newCachingConnector(dsn(path, writer))
+func openPool(path string, writer bool, busy time.Duration) (*sql.DB, error) {
+	c, err := newCachingConnector(dsn(path, writer, busy))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
@@ -157,7 +164,7 @@ func (db *DB) Read(ctx context.Context, fn func(app.Tx) error) error {
 	quiet := context.WithoutCancel(ctx)
 	tx, err := db.reader.BeginTx(quiet, nil)
 	if err != nil {
-		return fmt.Errorf("sqlite: begin read: %w", err)
+		return txErr("begin read", err)
 	}
 	defer tx.Rollback()
 	return fn(&Tx{tx: tx, ctx: quiet, caller: ctx, db: db, readOnly: true})
@@ -183,6 +190,15 @@ func (t *Tx) stmtCtx() context.Context {
 		return t.caller
 	}
 	return t.ctx
+}
+
+// txErr wraps a failure to begin or commit a transaction; a busy database stays the
+// retryable error that mapErr makes of it.
+func txErr(step string, err error) error {
+	if e, ok := app.AsError(mapErr(err)); ok {
+		return e
+	}
+	return fmt.Errorf("sqlite: %s: %w", step, err)
 }
 
 func (t *Tx) exec(query string, args ...any) (sql.Result, error) {

@@ -66,22 +66,16 @@ func (t *Tx) lease(ids []string, leaseUntil app.Time) ([]app.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var jobs []app.Job
-	for rows.Next() {
-		var j app.Job
+	return collect(rows, func(r rowScanner) (j app.Job, err error) {
 		var sealed, body string
-		if err := rows.Scan(&j.DeliveryID, &j.OrgID, &j.WebhookID, &j.URL, &sealed, &j.EventID, &j.EventType,
+		if err := r.Scan(&j.DeliveryID, &j.OrgID, &j.WebhookID, &j.URL, &sealed, &j.EventID, &j.EventType,
 			&body, &j.Attempt); err != nil {
-			return nil, mapErr(err)
-		}
-		if j.Secret, err = t.open(sealed); err != nil {
-			return nil, err
+			return j, err
 		}
 		j.Body, j.Attempt = []byte(body), j.Attempt+1
-		jobs = append(jobs, j)
-	}
-	return jobs, mapErr(rows.Err())
+		j.Secret, err = t.open(sealed)
+		return j, err
+	})
 }
 
 const deliveryColumns = `d.id, d.org_id, d.webhook_id, d.event_id, d.event_type, d.status, d.attempts_count,
@@ -176,17 +170,14 @@ func (t *Tx) attachAttempts(ds []app.Delivery) error {
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var a app.Attempt
-		if err := rows.Scan(&id, &a.Number, &a.Status, &a.ResponseCode, &a.ResponseBody, &a.DurationMs, &a.Error, &a.CreatedAt); err != nil {
-			return mapErr(err)
-		}
-		i := index[id]
-		ds[i].Attempts = append(ds[i].Attempts, a)
+	attempts, err := collect(rows, func(r rowScanner) (k keyed[app.Attempt], err error) {
+		a := &k.v
+		return k, r.Scan(&k.key, &a.Number, &a.Status, &a.ResponseCode, &a.ResponseBody, &a.DurationMs, &a.Error, &a.CreatedAt)
+	})
+	for _, a := range attempts {
+		ds[index[a.key]].Attempts = append(ds[index[a.key]].Attempts, a.v)
 	}
-	return mapErr(rows.Err())
+	return err
 }
 
 // FinishAttempts stores attempts and the deliveries' new states, and clears their leases:
@@ -239,4 +230,17 @@ func (t *Tx) PurgeDeliveries(cutoff app.Time) (int, error) {
 	_, err = t.exec(`DELETE FROM events WHERE created_at < ? AND NOT EXISTS
 		(SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id)`, cutoff)
 	return int(n), err
+}
+
+// SetWebhookHealth writes the failure streak and enabled state only.
+func (t *Tx) SetWebhookHealth(w app.Webhook) error {
+	return t.execOne("webhook", `UPDATE webhook_endpoints SET enabled=?, disabled_reason=?, consecutive_failures=?,
+		updated_at=? WHERE id=?`, w.Enabled, w.DisabledReason, w.ConsecutiveFailures, w.UpdatedAt, w.ID)
+}
+
+// ResetWebhookStreak ends an endpoint's failure streak; it writes nothing when there is none.
+func (t *Tx) ResetWebhookStreak(id string, now app.Time) error {
+	_, err := t.exec(`UPDATE webhook_endpoints SET consecutive_failures = 0, updated_at = ?
+		WHERE id = ? AND consecutive_failures <> 0`, now, id)
+	return err
 }

@@ -108,18 +108,9 @@ func (t *Tx) listInbox(where string, args []any, after *app.InboxCursor, offset,
 	if err != nil {
 		return nil, 0, err
 	}
-	var seqs []int64
-	for rows.Next() {
-		var seq int64
-		if err := rows.Scan(&seq); err != nil {
-			rows.Close()
-			return nil, 0, mapErr(err)
-		}
-		seqs = append(seqs, seq)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, 0, mapErr(err)
+	seqs, err := collect(rows, func(r rowScanner) (seq int64, err error) { return seq, r.Scan(&seq) })
+	if err != nil {
+		return nil, 0, err
 	}
 	chats := []app.Chat{}
 	if len(seqs) > 0 {

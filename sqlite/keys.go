@@ -40,16 +40,8 @@ func (t *Tx) ListKeys(orgID string, p app.Page) ([]app.APIKey, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []app.APIKey{}
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, 0, mapErr(err)
-		}
-		out = append(out, k)
-	}
-	return out, total, mapErr(rows.Err())
+	out, err := collect(rows, func(r rowScanner) (app.APIKey, error) { return scanKey(r) })
+	return out, total, err
 }
 
 // ReplaceKeyHash stores a rotated key's new hash and preview; the old hash is gone at commit.

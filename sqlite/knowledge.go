@@ -30,16 +30,8 @@ func (t *Tx) loadKnowledge(query string, args ...any) ([]app.KnowledgeContent, e
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []app.KnowledgeContent{}
-	for rows.Next() {
-		k, err := scanKnowledge(rows)
-		if err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, k)
-	}
-	return out, mapErr(rows.Err())
+	out, err := collect(rows, scanKnowledge)
+	return out, err
 }
 
 // CreateKnowledge inserts a content and, for a FILE, its bytes.
@@ -221,15 +213,9 @@ func (t *Tx) SearchChunks(orgID, assistantID, query string, limit int) ([]app.Ch
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []app.Chunk{}
-	for rows.Next() {
-		var c app.Chunk
-		if err := rows.Scan(&c.ContentID, &c.Title, &c.Position, &c.Text, &c.Score); err != nil {
-			return nil, mapErr(err)
-		}
+	return collect(rows, func(r rowScanner) (c app.Chunk, err error) {
+		err = r.Scan(&c.ContentID, &c.Title, &c.Position, &c.Text, &c.Score)
 		c.Score = -c.Score // bm25 is lower-is-better; answer higher-is-better
-		out = append(out, c)
-	}
-	return out, mapErr(rows.Err())
+		return c, err
+	})
 }

@@ -45,16 +45,8 @@ func (t *Tx) ListMembers(orgID string, p app.Page) ([]app.Member, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []app.Member{}
-	for rows.Next() {
-		m, err := scanMember(rows)
-		if err != nil {
-			return nil, 0, mapErr(err)
-		}
-		out = append(out, m)
-	}
-	return out, total, mapErr(rows.Err())
+	out, err := collect(rows, scanMember)
+	return out, total, err
 }
 
 // CountMembersWithRole counts the members holding a role.

@@ -130,16 +130,8 @@ func (t *Tx) scanMessages(query string, args ...any) ([]app.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	msgs := []app.Message{}
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			return nil, mapErr(err)
-		}
-		msgs = append(msgs, m)
-	}
-	return msgs, mapErr(rows.Err())
+	msgs, err := collect(rows, scanMessage)
+	return msgs, err
 }
 
 // loadMessages runs a message query and fills authors and reactions.
@@ -176,16 +168,13 @@ func (t *Tx) fillMessages(msgs []app.Message, members chatMemberSet) error {
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var r app.Reaction
-		if err := rows.Scan(&id, &r.Emoji, &r.UserID); err != nil {
-			return mapErr(err)
-		}
-		msgs[index[id]].Reactions = append(msgs[index[id]].Reactions, r)
+	reactions, err := collect(rows, func(r rowScanner) (k keyed[app.Reaction], err error) {
+		return k, r.Scan(&k.key, &k.v.Emoji, &k.v.UserID)
+	})
+	for _, r := range reactions {
+		msgs[index[r.key]].Reactions = append(msgs[index[r.key]].Reactions, r.v)
 	}
-	return mapErr(rows.Err())
+	return err
 }
 
 // attachLastMessages sets each chat's last message.

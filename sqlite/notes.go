@@ -24,17 +24,11 @@ func (t *Tx) ListNotes(orgID, contactID string, p app.Page) ([]app.Note, int, er
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []app.Note{}
-	for rows.Next() {
-		var n app.Note
-		if err := rows.Scan(&n.ID, &n.OrgID, &n.ContactID, &n.Content, &n.CreatedAt, &n.UpdatedAt, &n.User.ID,
-			&n.User.Name, &n.User.Avatar); err != nil {
-			return nil, 0, mapErr(err)
-		}
-		out = append(out, n)
-	}
-	return out, total, mapErr(rows.Err())
+	out, err := collect(rows, func(r rowScanner) (n app.Note, err error) {
+		return n, r.Scan(&n.ID, &n.OrgID, &n.ContactID, &n.Content, &n.CreatedAt, &n.UpdatedAt, &n.User.ID,
+			&n.User.Name, &n.User.Avatar)
+	})
+	return out, total, err
 }
 
 // DeleteNote removes a note of a contact.
@@ -69,17 +63,11 @@ func (t *Tx) ListMemories(orgID, contactID string, after *app.MemoryCursor, offs
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []app.Memory{}
-	for rows.Next() {
-		var m app.Memory
-		if err := rows.Scan(&m.ID, &m.OrgID, &m.ContactID, &m.UserID, &m.Type, &m.Importance, &m.Content,
-			&m.CreatedAt, &m.UpdatedAt); err != nil {
-			return nil, 0, mapErr(err)
-		}
-		out = append(out, m)
-	}
-	return out, total, mapErr(rows.Err())
+	out, err := collect(rows, func(r rowScanner) (m app.Memory, err error) {
+		return m, r.Scan(&m.ID, &m.OrgID, &m.ContactID, &m.UserID, &m.Type, &m.Importance, &m.Content,
+			&m.CreatedAt, &m.UpdatedAt)
+	})
+	return out, total, err
 }
 
 // DeleteMemory removes a memory of a contact.

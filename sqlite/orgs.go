@@ -61,16 +61,8 @@ func (t *Tx) listOrgs(query string, args ...any) ([]app.Org, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []app.Org{}
-	for rows.Next() {
-		o, err := scanOrg(rows)
-		if err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, o)
-	}
-	return out, mapErr(rows.Err())
+	out, err := collect(rows, scanOrg)
+	return out, err
 }
 
 // ListOrgs lists every organization, oldest first.

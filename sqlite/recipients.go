@@ -38,18 +38,9 @@ func (t *Tx) loadRecipients(withContacts bool, query string, args ...any) ([]app
 	if err != nil {
 		return nil, err
 	}
-	out := []app.Recipient{}
-	for rows.Next() {
-		r, err := scanRecipient(rows)
-		if err != nil {
-			rows.Close()
-			return nil, mapErr(err)
-		}
-		out = append(out, r)
-	}
-	rows.Close()
-	if !withContacts || len(out) == 0 {
-		return out, mapErr(rows.Err())
+	out, err := collect(rows, scanRecipient)
+	if err != nil || !withContacts || len(out) == 0 {
+		return out, err
 	}
 	return out, t.attachRecipientContacts(out)
 }
@@ -262,52 +253,4 @@ func (t *Tx) RecipientProgress(broadcastID string) (pending, failed, total int, 
 	err = t.row(`SELECT COUNT(is_failed_at), COUNT(*) FROM broadcast_recipients WHERE broadcast_id = ?`, broadcastID).
 		Scan(&failed, &total)
 	return pending, failed, total, mapErr(err)
-}
-
-// AddSuppression lists an address once and answers its entry, the first one when it was
-// already listed.
-func (t *Tx) AddSuppression(s app.Suppression) (app.Suppression, error) {
-	s.Email = strings.ToLower(s.Email)
-	if _, err := t.exec(`INSERT INTO suppressions (id, org_id, email, reason, created_at) VALUES (?,?,?,?,?)
-		ON CONFLICT (org_id, email) DO NOTHING`, s.ID, s.OrgID, s.Email, s.Reason, s.CreatedAt); err != nil {
-		return s, err
-	}
-	err := t.row(`SELECT id, reason, created_at FROM suppressions WHERE org_id = ? AND email = ?`, s.OrgID, s.Email).
-		Scan(&s.ID, &s.Reason, &s.CreatedAt)
-	return s, mapErr(err)
-}
-
-// IsSuppressed tells whether an address is on the organization's list.
-func (t *Tx) IsSuppressed(orgID, email string) (bool, error) {
-	n, err := t.count(`SELECT COUNT(*) FROM suppressions WHERE org_id = ? AND email = ?`, orgID, strings.ToLower(email))
-	return n > 0, err
-}
-
-// ListSuppressions lists one page, newest first.
-func (t *Tx) ListSuppressions(orgID, search string, p app.Page) ([]app.Suppression, int, error) {
-	where := `org_id = ?1 AND (?2 = '' OR email LIKE ?2 ESCAPE '\')`
-	total, err := t.count(`SELECT COUNT(*) FROM suppressions WHERE `+where, orgID, likePattern(search))
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := t.query(`SELECT id, org_id, email, reason, created_at FROM suppressions WHERE `+where+`
-		ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4`, orgID, likePattern(search), p.Take, p.Offset())
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	out := []app.Suppression{}
-	for rows.Next() {
-		var s app.Suppression
-		if err := rows.Scan(&s.ID, &s.OrgID, &s.Email, &s.Reason, &s.CreatedAt); err != nil {
-			return nil, 0, mapErr(err)
-		}
-		out = append(out, s)
-	}
-	return out, total, mapErr(rows.Err())
-}
-
-// DeleteSuppression removes an address from the list.
-func (t *Tx) DeleteSuppression(orgID, id string) error {
-	return t.execOne("suppression", `DELETE FROM suppressions WHERE org_id = ? AND id = ?`, orgID, id)
 }

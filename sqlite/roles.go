@@ -56,14 +56,6 @@ func (t *Tx) ListRoles(orgID string, p app.Page) ([]app.Role, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []app.Role{}
-	for rows.Next() {
-		r, err := scanRole(rows)
-		if err != nil {
-			return nil, 0, mapErr(err)
-		}
-		out = append(out, r)
-	}
-	return out, total, mapErr(rows.Err())
+	out, err := collect(rows, scanRole)
+	return out, total, err
 }

@@ -1,6 +1,8 @@
 package sqlite
 
-import "wsapi/app"
+import (
+	"wsapi/app"
+)
 
 const segmentColumns = `s.id, s.org_id, s.name, s.color, s.created_at, s.updated_at,
 	(SELECT COUNT(*) FROM segment_members m WHERE m.segment_id = s.id)`
@@ -46,16 +48,8 @@ func (t *Tx) ListSegments(orgID string, p app.Page) ([]app.Segment, int, error) 
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []app.Segment{}
-	for rows.Next() {
-		s, err := scanSegment(rows)
-		if err != nil {
-			return nil, 0, mapErr(err)
-		}
-		out = append(out, s)
-	}
-	return out, total, mapErr(rows.Err())
+	out, err := collect(rows, func(r rowScanner) (app.Segment, error) { return scanSegment(r) })
+	return out, total, err
 }
 
 // AddToSegment adds contacts to a segment, ignoring those already in it.
@@ -87,4 +81,22 @@ func (t *Tx) RemoveFromSegment(orgID, segmentID, contactID string) error {
 // MissingSegments answers the ids that are not segments of the organization.
 func (t *Tx) MissingSegments(orgID string, ids []string) ([]string, error) {
 	return t.missing(`segments`, orgID, ids)
+}
+
+// MissingContacts answers the ids that are not contacts of the organization.
+func (t *Tx) MissingContacts(orgID string, ids []string) ([]string, error) {
+	return t.missing(`contacts`, orgID, ids)
+}
+
+// missing answers which ids have no row of table in the organization.
+func (t *Tx) missing(table, orgID string, ids []string) ([]string, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := t.query(`SELECT DISTINCT j.value FROM json_each(?) j
+		WHERE NOT EXISTS (SELECT 1 FROM `+table+` x WHERE x.id = j.value AND x.org_id = ?)`, jsonText(ids), orgID)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, scanString)
 }

@@ -20,7 +20,7 @@ func prefixed(alias, columns string) string {
 // early (rows.Err) is an error, never a silently short list (Miniflux's bug).
 func collect[T any](rows *sql.Rows, scan func(rowScanner) (T, error)) ([]T, error) {
 	defer rows.Close()
-	var out []T
+	out := []T{} // a list answers [] in JSON, never null
 	for rows.Next() {
 		v, err := scan(rows)
 		if err != nil {
@@ -32,6 +32,12 @@ func collect[T any](rows *sql.Rows, scan func(rowScanner) (T, error)) ([]T, erro
 		return nil, mapErr(err)
 	}
 	return out, nil
+}
+
+// keyed is a row of a batch load: a child and the key of the parent it belongs to.
+type keyed[T any] struct {
+	key string
+	v   T
 }
 
 // scanDue reads the (id, org, queue) rows of a claim's candidates, in the query's order, and

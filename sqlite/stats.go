@@ -40,16 +40,11 @@ func (db *DB) OpsGauges(ctx context.Context, now time.Time) (g app.OpsGauges, er
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var status string
-			var n int
-			if err := rows.Scan(&status, &n); err != nil {
-				return mapErr(err)
-			}
-			g.KnowledgeByStatus[status] = n
+		counts, err := collect(rows, func(r rowScanner) (k keyed[int], err error) { return k, r.Scan(&k.key, &k.v) })
+		for _, c := range counts {
+			g.KnowledgeByStatus[c.key] = c.v
 		}
-		return mapErr(rows.Err())
+		return err
 	})
 	return g, err
 }

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,19 +69,6 @@ func (t *Tx) UpdateWebhook(w app.Webhook) error {
 		w.UpdatedAt, w.OrgID, w.ID)
 }
 
-// SetWebhookHealth writes the failure streak and enabled state only.
-func (t *Tx) SetWebhookHealth(w app.Webhook) error {
-	return t.execOne("webhook", `UPDATE webhook_endpoints SET enabled=?, disabled_reason=?, consecutive_failures=?,
-		updated_at=? WHERE id=?`, w.Enabled, w.DisabledReason, w.ConsecutiveFailures, w.UpdatedAt, w.ID)
-}
-
-// ResetWebhookStreak ends an endpoint's failure streak; it writes nothing when there is none.
-func (t *Tx) ResetWebhookStreak(id string, now app.Time) error {
-	_, err := t.exec(`UPDATE webhook_endpoints SET consecutive_failures = 0, updated_at = ?
-		WHERE id = ? AND consecutive_failures <> 0`, now, id)
-	return err
-}
-
 // DeleteWebhook removes an endpoint; its deliveries go with it.
 func (t *Tx) DeleteWebhook(orgID, id string) error {
 	return t.execOne("webhook", `DELETE FROM webhook_endpoints WHERE org_id = ? AND id = ?`, orgID, id)
@@ -99,57 +85,6 @@ func (t *Tx) ListWebhooks(orgID string, p app.Page) ([]app.Webhook, int, error) 
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []app.Webhook{}
-	for rows.Next() {
-		w, err := t.scanWebhook(rows)
-		if err != nil {
-			return nil, 0, mapErr(err)
-		}
-		out = append(out, w)
-	}
-	return out, total, mapErr(rows.Err())
-}
-
-// InsertEvent stores the envelope and fans it out to the subscribed enabled endpoints.
-func (t *Tx) InsertEvent(e app.Event, body []byte) (int, error) {
-	if _, err := t.exec(`INSERT INTO events (id, org_id, type, body, created_at) VALUES (?,?,?,?,?)`,
-		e.ID, e.OrgID, e.Type, string(body), e.CreatedAt); err != nil {
-		return 0, err
-	}
-	rows, err := t.query(`SELECT w.id FROM webhook_endpoints w WHERE w.org_id = ? AND w.enabled = 1
-		AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE json_each.value = ?)`, e.OrgID, e.Type)
-	if err != nil {
-		return 0, err
-	}
-	ids, err := collect(rows, scanString)
-	if err != nil {
-		return 0, err
-	}
-	for _, id := range ids {
-		d := app.Delivery{ID: app.NewID("dlv"), OrgID: e.OrgID, WebhookID: id, EventID: e.ID, EventType: e.Type,
-			Status: app.DeliveryPending, NextAttemptAt: e.CreatedAt, CreatedAt: e.CreatedAt, UpdatedAt: e.CreatedAt}
-		if err := t.CreateDelivery(d); err != nil {
-			return 0, err
-		}
-	}
-	t.queued = t.queued || len(ids) > 0
-	return len(ids), nil
-}
-
-// GetEvent reads a stored envelope.
-func (t *Tx) GetEvent(orgID, id string) (app.Event, []byte, error) {
-	var body string
-	err := t.row(`SELECT body FROM events WHERE org_id = ? AND id = ?`, orgID, id).Scan(&body)
-	if errors.Is(err, sql.ErrNoRows) {
-		return app.Event{}, nil, app.NotFound("event")
-	}
-	if err != nil {
-		return app.Event{}, nil, mapErr(err)
-	}
-	e, err := app.EventOf([]byte(body))
-	if err != nil {
-		return app.Event{}, nil, fmt.Errorf("sqlite: event body: %w", err)
-	}
-	return *e, []byte(body), nil
+	out, err := collect(rows, t.scanWebhook)
+	return out, total, err
 }

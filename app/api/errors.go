@@ -46,6 +46,8 @@ func statusOf(code app.Code) int {
 		return http.StatusRequestEntityTooLarge
 	case codeRateLimited:
 		return http.StatusTooManyRequests
+	case app.CodeUnavailable:
+		return http.StatusServiceUnavailable
 	case codeRequestTimeout:
 		return http.StatusRequestTimeout
 	}
@@ -83,8 +85,13 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		logFrom(r).Error("request failed", "method", r.Method, "route", routeOf(r), "err", err)
 		e = errInternalReply
 	}
-	if e.Code == app.CodeUnauthenticated {
+	switch e.Code {
+	case app.CodeUnauthenticated:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
+	case app.CodeUnavailable:
+		// A busy database: worth a warning (many mean the writer is overloaded), and a retry.
+		logFrom(r).Warn("request unavailable", "method", r.Method, "route", routeOf(r), "err", err)
+		w.Header().Set("Retry-After", "1")
 	}
 	body := errorBodyOf(e)
 	if e == errInternalReply {

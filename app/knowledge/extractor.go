@@ -84,7 +84,7 @@ func (x *Extractor) runChild(ctx context.Context, req childRequest, data []byte)
 	defer cancel()
 	cmd := exec.CommandContext(run, x.exe(), "extract")
 	// Nothing of the server's environment (it may hold secrets); one core at most.
-	cmd.Env = []string{childEnv + "=" + string(spec), "GOMAXPROCS=1"}
+	cmd.Env = append([]string{childEnv + "=" + string(spec), "GOMAXPROCS=1"}, childExtraEnv...)
 	cmd.Stdin = bytes.NewReader(data)
 	// The answer is the text, JSON-escaped (at most 6 bytes a byte), and a little framing.
 	stdout := &cappedBuffer{max: 6*req.MaxBytes + 64<<10, full: cancel}

@@ -209,6 +209,7 @@ func TestCrashWithClaimedRecipients(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := rt.Service
+	svc.DKIMKeys = apitest.DKIMKeys() // what apitest.New sets: no fresh 2048-bit key under -race
 	ctx := context.Background()
 	nk, _, err := svc.Bootstrap(ctx, "crash")
 	if err != nil {

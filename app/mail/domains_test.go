@@ -31,6 +31,8 @@ func TestDomainCreateAnswersTheRecordsToPublish(t *testing.T) {
 	t.Parallel()
 	e, _ := domainEnv(t)
 	m := e.Do("POST", "/orgs/c/domains", e.AdminKey, map[string]string{"domain": "Mail.Example.TEST."}).Expect(201).Map()
+	// The same domain again, in any spelling: the UNIQUE constraint decides, and names the field.
+	e.Do("POST", "/orgs/c/domains", e.AdminKey, map[string]string{"domain": "mail.example.test"}).ExpectError(409, "conflict", "domain")
 	if m["domain"] != "mail.example.test" || m["dkim_status"] != "PENDING" || m["verified_at"] != nil || m["verify_error"] != nil {
 		t.Fatalf("domain %v", m)
 	}

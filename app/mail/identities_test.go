@@ -102,7 +102,7 @@ func TestIdentityCreateValidation(t *testing.T) {
 	e.Do("POST", "/orgs/c/emails/identities", e.AdminKey, map[string]any{"email": "a@mine.test", "status": "VERIFIED"}).
 		ExpectError(400, "invalid_argument", "status")
 	e.Do("POST", "/orgs/c/emails/identities", e.AdminKey, map[string]any{"email": "a@mine.test", "name": strings.Repeat("é", 255)}).Expect(201)
-	e.Do("POST", "/orgs/c/emails/identities", e.AdminKey, map[string]any{"email": "A@mine.test"}).ExpectError(409, "conflict")
+	e.Do("POST", "/orgs/c/emails/identities", e.AdminKey, map[string]any{"email": "A@mine.test"}).ExpectError(409, "conflict", "email")
 }
 
 func TestIdentityPatch(t *testing.T) {

@@ -42,14 +42,6 @@ func (t *Tx) ListFiles(orgID, chatID, search, mimetype string, p app.Page) ([]ap
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []app.ChatFile{}
-	for rows.Next() {
-		f, err := scanFile(rows)
-		if err != nil {
-			return nil, 0, mapErr(err)
-		}
-		out = append(out, f)
-	}
-	return out, total, mapErr(rows.Err())
+	out, err := collect(rows, func(r rowScanner) (app.ChatFile, error) { return scanFile(r) })
+	return out, total, err
 }

@@ -86,22 +86,32 @@ func serveMetrics(ctx context.Context, addr string, m *api.Metrics, log *slog.Lo
 	if addr == "" {
 		return func() {}, nil
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("serve: metrics listen %s: %w", addr, err)
-	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	stop, bound, err := serveAside(ctx, "metrics", addr, mux, log)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("serving metrics", "addr", bound)
+	return stop, nil
+}
+
+// serveAside serves h on a listener of its own at addr (metrics, pprof: never the API's);
+// stop shuts it down within five seconds.
+func serveAside(ctx context.Context, name, addr string, h http.Handler, log *slog.Logger) (stop func(), bound string, err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", fmt.Errorf("serve: %s listen %s: %w", name, addr, err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("metrics listener", "err", err)
+			log.Error(name+" listener", "err", err)
 		}
 	}()
-	log.Info("serving metrics", "addr", ln.Addr().String())
 	return func() {
 		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(shut)
-	}, nil
+	}, ln.Addr().String(), nil
 }

@@ -2,13 +2,9 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/pprof"
-	"time"
 )
 
 // DebugConfig holds the operator's diagnostics.
@@ -26,10 +22,6 @@ func servePprof(ctx context.Context, addr string, log *slog.Logger) (stop func()
 	if addr == "" {
 		return func() {}, nil
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("serve: pprof listen %s: %w", addr, err)
-	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
 	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
@@ -37,16 +29,10 @@ func servePprof(ctx context.Context, addr string, log *slog.Logger) (stop func()
 	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("POST /debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("pprof listener", "err", err)
-		}
-	}()
-	log.Warn("serving pprof: keep this address private", "addr", ln.Addr().String())
-	return func() {
-		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(shut)
-	}, nil
+	stop, bound, err := serveAside(ctx, "pprof", addr, mux, log)
+	if err != nil {
+		return nil, err
+	}
+	log.Warn("serving pprof: keep this address private", "addr", bound)
+	return stop, nil
 }

@@ -738,6 +738,7 @@ const (
 	ErrorErrorCodePermissionDenied ErrorErrorCode = "permission_denied"
 	ErrorErrorCodeRateLimited      ErrorErrorCode = "rate_limited"
 	ErrorErrorCodeUnauthenticated  ErrorErrorCode = "unauthenticated"
+	ErrorErrorCodeUnavailable      ErrorErrorCode = "unavailable"
 )
 
 // Valid indicates whether the value is a known member of the ErrorErrorCode enum.
@@ -762,6 +763,8 @@ func (e ErrorErrorCode) Valid() bool {
 	case ErrorErrorCodeRateLimited:
 		return true
 	case ErrorErrorCodeUnauthenticated:
+		return true
+	case ErrorErrorCodeUnavailable:
 		return true
 	default:
 		return false
@@ -929,16 +932,16 @@ func (e FieldsResultFieldsDefinitionType) Valid() bool {
 
 // Defines values for HealthStatus.
 const (
-	Ok          HealthStatus = "ok"
-	Unavailable HealthStatus = "unavailable"
+	HealthStatusOk          HealthStatus = "ok"
+	HealthStatusUnavailable HealthStatus = "unavailable"
 )
 
 // Valid indicates whether the value is a known member of the HealthStatus enum.
 func (e HealthStatus) Valid() bool {
 	switch e {
-	case Ok:
+	case HealthStatusOk:
 		return true
-	case Unavailable:
+	case HealthStatusUnavailable:
 		return true
 	default:
 		return false
@@ -3657,7 +3660,7 @@ type EmailIdentityStatus string
 // Error defines model for Error.
 type Error struct {
 	Error struct {
-		// Code invalid_json, invalid_argument: 400; unauthenticated: 401; permission_denied: 403; not_found: 404; method_not_allowed: 405; conflict: 409; payload_too_large: 413; rate_limited: 429; internal: 500 (the message never shows internals).
+		// Code invalid_json, invalid_argument: 400; unauthenticated: 401; permission_denied: 403; not_found: 404; method_not_allowed: 405; conflict: 409 (fields names a taken unique value); payload_too_large: 413; rate_limited: 429; unavailable: 503 with Retry-After (the database is busy; retry); internal: 500 (the message never shows internals).
 		Code ErrorErrorCode `json:"code"`
 
 		// Fields Always present. For invalid input: field name (dotted for nested fields) to the reason; {} otherwise.
@@ -3671,7 +3674,7 @@ type Error struct {
 	} `json:"error"`
 }
 
-// ErrorErrorCode invalid_json, invalid_argument: 400; unauthenticated: 401; permission_denied: 403; not_found: 404; method_not_allowed: 405; conflict: 409; payload_too_large: 413; rate_limited: 429; internal: 500 (the message never shows internals).
+// ErrorErrorCode invalid_json, invalid_argument: 400; unauthenticated: 401; permission_denied: 403; not_found: 404; method_not_allowed: 405; conflict: 409 (fields names a taken unique value); payload_too_large: 413; rate_limited: 429; unavailable: 503 with Retry-After (the database is busy; retry); internal: 500 (the message never shows internals).
 type ErrorErrorCode string
 
 // EventEnvelope The JSON body of every delivery request.

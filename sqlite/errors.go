@@ -81,6 +81,7 @@ var internalUnique = map[string]bool{
 	"oauth_states_used.state":                                               true,
 	"knowledge_files.content_id":                                            true,
 	"inbox_versions.scope":                                                  true,
+	"contact_counts.org_id":                                                 true,
 }
 
 // uniqueConflict is the 409 of a UNIQUE violation, naming the field when a client's input

@@ -80,11 +80,11 @@ type cachingConn struct {
 
 func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	s, err := c.take(ctx, query)
-	if err != nil || s == nil {
-		if err != nil && !errors.Is(err, errNotCacheable) {
-			return nil, err
-		}
+	if errors.Is(err, errNotCacheable) {
 		return c.sqliteConn.ExecContext(ctx, query, args)
+	}
+	if err != nil {
+		return nil, err
 	}
 	res, err := s.stmt.ExecContext(ctx, args)
 	s.busy = false
@@ -93,11 +93,11 @@ func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driv
 
 func (c *cachingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	s, err := c.take(ctx, query)
-	if err != nil || s == nil {
-		if err != nil && !errors.Is(err, errNotCacheable) {
-			return nil, err
-		}
+	if errors.Is(err, errNotCacheable) {
 		return c.sqliteConn.QueryContext(ctx, query, args)
+	}
+	if err != nil {
+		return nil, err
 	}
 	rows, err := s.stmt.QueryContext(ctx, args)
 	if err != nil {
@@ -115,7 +115,7 @@ func (c *cachingConn) QueryContext(ctx context.Context, query string, args []dri
 
 var errNotCacheable = errors.New("sqlite: statement not cacheable")
 
-// take returns the connection's prepared statement for query, marked busy; nil with
+// take returns the connection's prepared statement for query, marked busy, or
 // errNotCacheable when it is in use or the cache is full of busy statements.
 func (c *cachingConn) take(ctx context.Context, query string) (*cachedStmt, error) {
 	if s, ok := c.stmts[query]; ok {

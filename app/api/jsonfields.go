@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -30,7 +31,7 @@ func everyBadField(body []byte, v any) error {
 			p.Add(name, "unknown field")
 			continue
 		}
-		dec := json.NewDecoder(strings.NewReader(string(raw)))
+		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(reflect.New(ft).Interface()); err != nil {
 			addMemberProblem(p, name, err)

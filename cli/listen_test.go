@@ -70,7 +70,8 @@ func TestListenForwardsSignedDeliveries(t *testing.T) {
 	changeContacts(t, api, token, "Ann")
 	want := storedEvents(t, api, token, 0)[start:]
 	waitFor(t, 10*time.Second, "listen's forwards and the real delivery", func() bool {
-		return len(rcv.at("/all")) >= len(want) && len(realRcv.at("/real")) >= 1 && len(rcv.at("/blocked")) >= 1
+		return len(rcv.at("/all")) >= len(want) && len(realRcv.at("/real")) >= 1 && len(rcv.at("/blocked")) >= 1 &&
+			eventLines(all.lines()) >= len(want)
 	})
 	got := checkForwards(t, rcv.at("/all"), want, allSecret, org["id"].(string))
 	checkLines(t, all.lines(), want, "200")
@@ -87,7 +88,9 @@ func TestListenForwardsSignedDeliveries(t *testing.T) {
 	// 503 is printed and does not stop the stream.
 	replay, replaySecret := startListen(t, []string{"APP_API_KEY=" + token}, "--forward-to", rcv.URL+"/replay",
 		"--api", api, "--replay-from", want[0].id)
-	waitFor(t, 10*time.Second, "the replayed events", func() bool { return len(rcv.at("/replay")) >= len(want) })
+	waitFor(t, 10*time.Second, "the replayed events", func() bool {
+		return len(rcv.at("/replay")) >= len(want) && eventLines(replay.lines()) >= len(want)
+	})
 	checkForwards(t, rcv.at("/replay"), want, replaySecret, org["id"].(string))
 	for i, d := range rcv.at("/replay") {
 		if d.header.Get("x-webhook-id") != rcv.at("/all")[i].header.Get("x-webhook-id") {
@@ -108,7 +111,9 @@ func TestListenForwardsSignedDeliveries(t *testing.T) {
 	changeContacts(t, api, token, "Cy")
 	want = storedEvents(t, api, token, 0)[start:]
 	waitFor(t, 20*time.Second, "the forwards after the restart", func() bool {
-		return len(rcv.at("/all")) >= len(want) && len(rcv.at("/blocked")) >= 3
+		// listen prints a line once the receiver has answered, so the lines trail the forwards.
+		return len(rcv.at("/all")) >= len(want) && len(rcv.at("/blocked")) >= 3 &&
+			eventLines(all.lines()) >= len(want) && len(blocked.lines()) >= 1+3
 	})
 	checkForwards(t, rcv.at("/all"), want, allSecret, org["id"].(string))
 	checkLines(t, all.lines(), want, "200")
@@ -189,6 +194,17 @@ func checkLines(t *testing.T, lines []string, want []streamBlock, status string)
 	if !slices.Equal(events, wantEvents) {
 		t.Errorf("printed events %v, want %v\n%s", events, wantEvents, strings.Join(lines, "\n"))
 	}
+}
+
+// eventLines counts the per-event lines printed so far.
+func eventLines(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		if listenLineRE.MatchString(l) {
+			n++
+		}
+	}
+	return n
 }
 
 // forwardOf is the first forward of a type.

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -210,9 +211,19 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	// Expect: 100-continue makes the server say when the handler reads the body: only then is
+	// the request surely in flight (a connection still in the listen queue would be dropped
+	// by the drain, which would then end at once).
 	head := fmt.Sprintf("POST /orgs/c/members HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
-		"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":", s.addr, token)
+		"Content-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n", s.addr, token)
 	if _, err := io.WriteString(conn, head); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if line, err := bufio.NewReader(conn).ReadString('\n'); err != nil || !strings.HasPrefix(line, "HTTP/1.1 100") {
+		t.Fatalf("no 100 Continue: %q %v", line, err)
+	}
+	if _, err := io.WriteString(conn, `{"name":`); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {

@@ -243,7 +243,7 @@ func (s *Server) pump(rq *Request, w *sseWriter, sub *stream.Subscriber, st *sen
 			if !ok {
 				return
 			}
-			err = writeQueued(w, st, sub, it)
+			err = writeQueued(w, st, sub, *it)
 		}
 		if err != nil {
 			return
@@ -253,22 +253,67 @@ func (s *Server) pump(rq *Request, w *sseWriter, sub *stream.Subscriber, st *sen
 
 // writeQueued writes it and the items already queued behind it, then flushes once: a burst
 // of deltas (a fast model, many watchers) costs one flush per watcher instead of one per
-// delta. Only what is queued when it starts is taken, so a steady stream is still flushed.
+// delta. Consecutive queued deltas of one message go out as one delta (same text, the id of
+// the last), so a watcher that fell behind catches up in one event instead of many. Only
+// what is queued when it starts is taken, so a steady stream is still flushed.
 func writeQueued(w *sseWriter, st *sent, sub *stream.Subscriber, it stream.Item) error {
 	w.hold = true
-	err := writeItem(w, st, it)
+	j := joiner{it: it}
+	var err error
 	for n := len(sub.C); err == nil && n > 0; n-- {
 		next, ok := <-sub.C
 		if !ok {
 			break
 		}
-		err = writeItem(w, st, next)
+		if !j.join(*next) {
+			err = writeItem(w, st, j.item())
+			j = joiner{it: *next}
+		}
+	}
+	if err == nil {
+		err = writeItem(w, st, j.item())
 	}
 	w.hold = false
 	if err != nil {
 		return err
 	}
 	return w.flush()
+}
+
+// joiner gathers consecutive deltas of one message into one.
+type joiner struct {
+	it     stream.Item
+	text   strings.Builder // the joined text once a second piece came
+	end    int             // where the joined text ends, kept to not recount it
+	joined bool
+}
+
+// join appends next when it is the piece that follows; false when it is not.
+func (j *joiner) join(next stream.Item) bool {
+	if !j.it.IsDelta() || !next.IsDelta() || next.MessageID != j.it.MessageID {
+		return false
+	}
+	if !j.joined {
+		j.end = j.it.End()
+	}
+	if next.Offset != j.end {
+		return false
+	}
+	if !j.joined {
+		j.text.WriteString(j.it.Text)
+		j.joined = true
+	}
+	j.text.WriteString(next.Text)
+	j.end = next.End()
+	return true
+}
+
+// item is the gathered item: a joined delta has its own wire form, not the shared one.
+func (j *joiner) item() stream.Item {
+	if j.joined {
+		j.it.Text, j.it.Shared = j.text.String(), nil
+	}
+	return j.it
 }
 
 func writeItem(w *sseWriter, st *sent, it stream.Item) error {

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"wsapi/app"
 	"wsapi/app/apitest"
@@ -28,14 +30,23 @@ func stRun(t *testing.T, e *apitest.Env, s *apitest.SSEStream, chatID string) (m
 	return m["id"].(string), ev.ID
 }
 
-func readDeltas(t *testing.T, s *apitest.SSEStream, n int) []apitest.SSEEvent {
+// readDeltasTo reads deltas until one ends at the rune offset end. A watcher that fell
+// behind gets queued pieces joined, so how many deltas carry the text is not fixed.
+func readDeltasTo(t *testing.T, s *apitest.SSEStream, end int) []apitest.SSEEvent {
 	t.Helper()
-	out := make([]apitest.SSEEvent, n)
-	for i := range out {
-		out[i] = s.Expect(app.StreamMessageDelta)
+	var out []apitest.SSEEvent
+	for {
+		ev := s.Expect(app.StreamMessageDelta)
+		out = append(out, ev)
+		_, o, _ := strings.Cut(ev.ID, ".")
+		if at, _ := strconv.Atoi(o); at >= end {
+			return out
+		}
 	}
-	return out
 }
+
+// runes counts the runes of pieces joined.
+func runes(pieces ...string) int { return utf8.RuneCountInString(strings.Join(pieces, "")) }
 
 func TestChatStreamDeltasSyncAndResumeInTheMiddleOfARun(t *testing.T) {
 	e := stEnv(t)
@@ -53,7 +64,7 @@ func TestChatStreamDeltasSyncAndResumeInTheMiddleOfARun(t *testing.T) {
 	for i := range 3 {
 		delta(i)
 	}
-	got := readDeltas(t, w1, 3)
+	got := readDeltasTo(t, w1, runes(pieces[:3]...))
 	if text := joinDeltas(t, msgID, 0, got); text != strings.Join(pieces[:3], "") {
 		t.Fatalf("deltas %q", text)
 	}
@@ -75,8 +86,8 @@ func TestChatStreamDeltasSyncAndResumeInTheMiddleOfARun(t *testing.T) {
 		t.Fatalf("sync event answers %q, the stream's sync %q", app.StreamText(posted), app.StreamText(synced))
 	}
 
-	// w1 drops after the second delta's id (as if the third never arrived) and misses three.
-	resumeAt := got[1].ID
+	// w1 drops after the second piece (as if the third never arrived) and misses three.
+	resumeAt := created + "." + strconv.Itoa(runes(pieces[:2]...))
 	w1.Close()
 	for i := 3; i < 6; i++ {
 		delta(i)
@@ -86,14 +97,14 @@ func TestChatStreamDeltasSyncAndResumeInTheMiddleOfARun(t *testing.T) {
 	for i := 6; i < len(pieces); i++ {
 		delta(i)
 	}
-	live := readDeltas(t, r, 2)
+	live := readDeltasTo(t, r, runes(pieces...))
 	full := strings.Join(pieces, "")
 	before := strings.Join(pieces[:2], "")
 	if text := before + joinDeltas(t, msgID, len([]rune(before)), append([]apitest.SSEEvent{rest}, live...)); text != full {
 		t.Fatalf("resumed text %q, want %q", text, full)
 	}
 	r.Quiet(50 * time.Millisecond) // nothing repeated
-	if text := strings.Join(pieces[:3], "") + joinDeltas(t, msgID, len([]rune(strings.Join(pieces[:3], ""))), readDeltas(t, w2, 5)); text != full {
+	if text := strings.Join(pieces[:3], "") + joinDeltas(t, msgID, len([]rune(strings.Join(pieces[:3], ""))), readDeltasTo(t, w2, runes(pieces...))); text != full {
 		t.Fatalf("mid-run watcher's text %q, want %q", text, full)
 	}
 
@@ -125,7 +136,7 @@ func TestChatStreamResumeFromAStoredIDMidRunGetsASync(t *testing.T) {
 	w, _ := stOpen(t, e, e.AdminKey, chatID)
 	msgID, created := stRun(t, e, w, chatID)
 	hub.Delta(org, chatID, msgID, 0, "partial ")
-	readDeltas(t, w, 1)
+	readDeltasTo(t, w, runes("partial "))
 	w.Close()
 	hub.Delta(org, chatID, msgID, 8, "answer")
 	// Resuming from the message.created id: the client knew the run, not how far it got.
@@ -147,7 +158,7 @@ func TestChatStreamResumeFromAStoredIDMidRunGetsASync(t *testing.T) {
 			break
 		}
 	}
-	if text := joinDeltas(t, msgID, 0, readDeltas(t, r2, 1)); text != "partial answer!" {
+	if text := joinDeltas(t, msgID, 0, readDeltasTo(t, r2, runes("partial answer!"))); text != "partial answer!" {
 		t.Fatalf("text of a run that started after the resume point %q", text)
 	}
 }
@@ -183,7 +194,7 @@ func TestChatStreamHundredWatchersGetEveryDelta(t *testing.T) {
 	}
 	publish := time.Since(start)
 	for i, s := range watchers {
-		if text := joinDeltas(t, msgID, 0, readDeltas(t, s, 50)); text != want.String() {
+		if text := joinDeltas(t, msgID, 0, readDeltasTo(t, s, runes(want.String()))); text != want.String() {
 			t.Fatalf("watcher %d got %q", i, text)
 		}
 	}

@@ -160,8 +160,10 @@ func (s *SSEStream) NextBlock(timeout time.Duration) SSEEvent {
 // blocks.
 func (s *SSEStream) Next() SSEEvent {
 	s.T.Helper()
+	// One deadline for the whole wait: heartbeats must not keep a test waiting forever.
+	deadline := time.Now().Add(5 * time.Second)
 	for {
-		ev := s.NextBlock(5 * time.Second)
+		ev := s.NextBlock(max(time.Until(deadline), time.Millisecond))
 		if ev.Type != "" || ev.Data != "" {
 			return ev
 		}

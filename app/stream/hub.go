@@ -172,11 +172,11 @@ func (h *Hub) publish(es []app.StreamEvent) {
 		}
 		h.last = e.Seq
 		h.forgetFinished(e)
-		it := Item{Seq: e.Seq, Type: e.Type, ChatID: e.ChatID, Data: e.Data}
+		var it *Item // made for the first subscriber that matches, shared by the others
 		for s := range h.subs {
 			if s.filter.Matches(e) {
-				if it.Shared == nil {
-					it.Shared = &Encoded{}
+				if it == nil {
+					it = &Item{Seq: e.Seq, Type: e.Type, ChatID: e.ChatID, Data: e.Data, Shared: &Encoded{}}
 				}
 				h.send(s, it)
 			}
@@ -207,7 +207,7 @@ func (h *Hub) forgetFinished(e app.StreamEvent) {
 }
 
 // send queues an item without waiting; a full buffer drops the subscriber. Holds mu.
-func (h *Hub) send(s *Subscriber, it Item) {
+func (h *Hub) send(s *Subscriber, it *Item) {
 	select {
 	case s.c <- it:
 	default:

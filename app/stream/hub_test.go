@@ -61,7 +61,7 @@ func next(t *testing.T, s *stream.Subscriber) stream.Item {
 		if !ok {
 			t.Fatalf("subscription ended")
 		}
-		return it
+		return *it
 	case <-time.After(5 * time.Second):
 		t.Fatalf("no item within 5 s")
 	}

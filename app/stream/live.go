@@ -41,7 +41,7 @@ func (h *Hub) Delta(orgID, chatID, messageID string, offset int, text string) {
 			return
 		}
 	}
-	it := Item{Seq: lm.seq, Type: app.StreamMessageDelta, ChatID: chatID, MessageID: messageID, Offset: offset, Text: text,
+	it := &Item{Seq: lm.seq, Type: app.StreamMessageDelta, ChatID: chatID, MessageID: messageID, Offset: offset, Text: text,
 		Shared: &Encoded{}}
 	lm.text.WriteString(text)
 	lm.runes = it.End()

@@ -64,10 +64,13 @@ func (f Filter) Matches(e app.StreamEvent) bool {
 }
 
 // Subscriber is one open subscription. C is closed when it ends: unsubscribed, dropped
-// for falling behind, or the hub closed.
+// for falling behind, or the hub closed. Items are shared by every subscriber they reach:
+// read them, never change them. The queue holds pointers because a buffer of values (1024
+// items of 112 bytes per watcher) made each send touch fresh memory; copying items into it
+// was an eighth of the fan-out's CPU.
 type Subscriber struct {
-	C      <-chan Item
-	c      chan Item
+	C      <-chan *Item
+	c      chan *Item
 	ended  chan struct{}
 	filter Filter
 }
@@ -103,7 +106,7 @@ func (h *Hub) Subscribe(ctx context.Context, f Filter) (*Subscriber, Snapshot, e
 	if h.closed {
 		return nil, Snapshot{}, ErrClosed
 	}
-	c := make(chan Item, h.opt.Buffer)
+	c := make(chan *Item, h.opt.Buffer)
 	s := &Subscriber{C: c, c: c, ended: make(chan struct{}), filter: f}
 	h.subs[s] = struct{}{}
 	snap := Snapshot{LastSeq: h.last}

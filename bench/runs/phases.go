@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"wsapi/bench/internal/measure"
 )
@@ -125,8 +126,8 @@ func waitFinal(s *sseClient) error {
 }
 
 // fanOut has o.watchers clients watch one chat through o.fanRuns runs; each client must
-// read the whole answer of every run, and each delta's lag is from the fake flushing the
-// chunk it starts with to the client reading it.
+// read the whole answer of every run, and each chunk's lag is from the fake flushing it to
+// the client reading the delta that holds it.
 func (b *bench) fanOut(chat string) (t tally, err error) {
 	t = tally{what: fmt.Sprintf("fan-out: chunk -> each of %d clients", b.o.watchers)}
 	defer t.timeCPU()()
@@ -168,7 +169,12 @@ func (b *bench) fanOut(chat string) (t tally, err error) {
 				}
 				_ = json.Unmarshal([]byte(ev.Data), &d)
 				text.WriteString(d.Text)
-				t.lat = append(t.lat, ev.At.Sub(sent[d.Offset/tokenRunes]))
+				// A delta may hold several chunks (the service joins the pieces queued for a
+				// watcher that fell behind): each chunk's lag counts, from its own flush.
+				end := d.Offset + utf8.RuneCountInString(d.Text)
+				for k := d.Offset / tokenRunes; k*tokenRunes < end; k++ {
+					t.lat = append(t.lat, ev.At.Sub(sent[k]))
+				}
 			}
 			if text.String() != want {
 				return t, fmt.Errorf("fan-out client %d read %q, want %q", i, text.String(), want)

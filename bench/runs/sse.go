@@ -19,7 +19,7 @@ type event struct {
 // sseClient is an open event stream whose events arrive on Events; the channel closes when
 // the stream ends.
 type sseClient struct {
-	Events <-chan event
+	Events <-chan *event // pointers: a 4096-deep queue of values per client made each send touch fresh memory
 	cancel context.CancelFunc
 	// timer bounds each wait of next; one per client, reset per call: a timer made per
 	// event was a tenth of the fan-out phase's CPU, the bench's own, not the service's.
@@ -47,7 +47,7 @@ func openStream(client *http.Client, url, token string) (*sseClient, error) {
 		cancel()
 		return nil, fmt.Errorf("stream %s: status %d: %s", url, res.StatusCode, b)
 	}
-	ch := make(chan event, 4096)
+	ch := make(chan *event, 4096)
 	go read(res.Body, ch)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -71,7 +71,7 @@ func (c *sseClient) next(timeout time.Duration, types ...string) (event, error) 
 			}
 			for _, t := range types {
 				if ev.Type == t {
-					return ev, nil
+					return *ev, nil
 				}
 			}
 		case <-deadline:
@@ -82,7 +82,7 @@ func (c *sseClient) next(timeout time.Duration, types ...string) (event, error) 
 
 // read parses the stream: id, event and data lines, dispatched on a blank line (comments
 // and id-only blocks are dropped; data here is always one line).
-func read(body io.ReadCloser, ch chan<- event) {
+func read(body io.ReadCloser, ch chan<- *event) {
 	defer close(ch)
 	defer body.Close()
 	br := bufio.NewReaderSize(body, 64<<10)
@@ -95,8 +95,9 @@ func read(body io.ReadCloser, ch chan<- event) {
 		line = strings.TrimRight(line, "\r\n")
 		if line == "" {
 			if ev.Data != "" {
-				ev.At = time.Now()
-				ch <- ev
+				sent := ev
+				sent.At = time.Now()
+				ch <- &sent
 			}
 			ev = event{}
 			continue

@@ -5,6 +5,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -36,6 +37,8 @@ type DB struct {
 	writeWait func(time.Duration)
 	// writes queue for the writer, committed in batches (batch.go).
 	writes writeQueue
+	// ckpt copies the WAL back into the file after commits (checkpoint.go).
+	ckpt *checkpointer
 }
 
 // SetSealer sets what seals secrets at rest; it must be set before secrets are stored.
@@ -60,6 +63,9 @@ func dsn(path string, writer bool, busy time.Duration) string {
 	q.Add("_pragma", "temp_store(MEMORY)")
 	if writer {
 		q.Set("_txlock", "immediate")
+		q.Add("_pragma", "wal_autocheckpoint(0)") // the checkpointer copies, off the writers' path
+		// A WAL that grew in a burst is cut back to this when it starts over (as PocketBase).
+		q.Add("_pragma", "journal_size_limit(67108864)")
 	} else {
 		q.Add("_pragma", "query_only(1)")
 		// No mmap_size, and the default 2 MB page cache: a reader drops its cache (and
@@ -102,7 +108,13 @@ func open(path string, busy time.Duration) (*DB, error) {
 	n := max(4, runtime.NumCPU()*2)
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
-	return &DB{writer: w, reader: r, path: path}, nil
+	ckpt, err := startCheckpointer(path, busy)
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	return &DB{writer: w, reader: r, path: path, ckpt: ckpt}, nil
 }
 
 // openPool opens a pool whose connections keep their prepared statements.
@@ -114,9 +126,10 @@ func openPool(path string, writer bool, busy time.Duration) (*sql.DB, error) {
 	return sql.OpenDB(c), nil
 }
 
-// Close closes both pools.
+// Close closes both pools and the checkpointer.
 func (db *DB) Close() error {
-	rerr := db.reader.Close()
+	cerr := db.ckpt.close()
+	rerr := errors.Join(db.reader.Close(), cerr)
 	if err := db.writer.Close(); err != nil {
 		return err
 	}

@@ -46,6 +46,7 @@ func (db *DB) Migrate(ctx context.Context, progress func(MigrationResult)) error
 		return err
 	}
 	results, err := p.Up(ctx)
+	db.ckpt.committed()
 	for _, r := range results {
 		if progress != nil && r.Source != nil {
 			progress(MigrationResult{Version: r.Source.Version, Name: r.Source.Path, Duration: r.Duration.String()})

@@ -199,8 +199,8 @@ func TestWebhookReplayAndLists(t *testing.T) {
 	other := need(e.svc.CreateOrg(e.ctx, app.OrgInput{Name: "Other"}, ""))
 	pg := app.Page{Page: 1, Take: 10}
 	for name, err := range map[string]error{
-		"replay under another endpoint": second(e.svc.ReplayDelivery(e.ctx, e.org.ID, "wh_nope", d.ID)),
-		"replay from another org":       second(e.svc.ReplayDelivery(e.ctx, other.ID, "", d.ID)),
+		"replay under another endpoint":  second(e.svc.ReplayDelivery(e.ctx, e.org.ID, "wh_nope", d.ID)),
+		"replay from another org":        second(e.svc.ReplayDelivery(e.ctx, other.ID, "", d.ID)),
 		"list of another org's endpoint": second(e.svc.ListDeliveries(e.ctx, other.ID, w.ID, "", pg)),
 		"get another org's endpoint":     second(e.svc.GetWebhook(e.ctx, other.ID, w.ID)),
 		"delete another org's endpoint":  e.svc.DeleteWebhook(e.ctx, other.ID, w.ID),

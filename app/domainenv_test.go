@@ -40,7 +40,7 @@ func defaultDeps() app.Deps {
 		Webhooks: app.WebhookPolicy{RetrySchedule: []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute},
 			DisableAfter: 3, Timeout: 5 * time.Second, Retention: 24 * time.Hour, AllowPrivateTargets: true},
 		RunPolicy: app.RunPolicy{Debounce: 2 * time.Second, HistoryMessages: 10, DefaultModel: testModel, Lease: time.Minute,
-			Prices: map[string]app.Price{testModel: {Input: 2, Output: 10}}},
+			Prices: map[string]app.Price{testModel: {Input: 2, Output: 10, CacheRead: 1}}},
 		Automation:      app.AutomationPolicy{AutoResolveAfter: time.Hour, FollowUpAfter: 10 * time.Minute, MaxFollowUps: 2},
 		InboxCacheChats: 1000,
 	}

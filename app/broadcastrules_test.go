@@ -89,7 +89,9 @@ func TestBroadcastHandOverSkipsOptOuts(t *testing.T) {
 func TestInternalBroadcastSending(t *testing.T) {
 	t.Parallel()
 	e := newDomainEnv(t)
-	internal := func(name string) app.Contact { return e.contact(name, app.ChannelProfile{Type: "internal", UserID: name}) }
+	internal := func(name string) app.Contact {
+		return e.contact(name, app.ChannelProfile{Type: "internal", UserID: name})
+	}
 	ok, gone := internal("ok"), internal("gone")
 	yes := true
 	need(e.svc.UpdateContact(e.ctx, e.org.ID, gone.ID, app.ContactPatch{Unsubscribed: &yes}))

@@ -298,3 +298,54 @@ func TestToolEffects(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoResolveAndRating: a chat whose contact stays silent AutoResolveAfter past the
+// assistant's answer is closed (not one where a member took over); with enable_auto_csat the
+// close asks for a rating, and the contact's answer sets csat_score and starts no run.
+func TestAutoResolveAndRating(t *testing.T) {
+	t.Parallel()
+	e := newDomainEnv(t)
+	conv := app.ConversationConfig{ThreadMode: "new", EnableAutoResolve: true, EnableAutoCSAT: true}
+	quiet, taken := e.assisted(conv), e.assisted(conv)
+	e.say(quiet.ID, "user", "hello")
+	e.say(taken.ID, "user", "hello")
+	e.clock.Advance(e.svc.RunPolicy.Debounce)
+	jobs := e.claimRuns("r1")
+	if len(jobs) != 2 {
+		t.Fatalf("claimed %d runs", len(jobs))
+	}
+	for _, job := range jobs {
+		e.must(e.svc.FinishRun(e.ctx, job, app.RunOutcome{Status: "COMPLETED", Text: "Done, anything else."}))
+	}
+	e.patch(taken.ID, app.ChatPatch{AssignedUserID: set(e.admin.Member.ID)})
+	e.clock.Advance(e.svc.Automation.AutoResolveAfter - time.Second)
+	if n := need(e.svc.AutoResolveChats(e.ctx)); n != 0 {
+		t.Fatalf("closed %d chats before the silence was long enough", n)
+	}
+	e.clock.Advance(time.Second)
+	if n := need(e.svc.AutoResolveChats(e.ctx)); n != 1 {
+		t.Fatalf("closed %d chats, want the quiet one", n)
+	}
+	if c := need(e.svc.GetChat(e.ctx, e.org.ID, taken.ID)); c.State.State != "OPEN" {
+		t.Fatalf("a member's chat was closed")
+	}
+	c := need(e.svc.GetChat(e.ctx, e.org.ID, quiet.ID))
+	if c.State.State != "CLOSED" || c.LastMessage == nil || replyOf(*c.LastMessage) != app.CSATQuestion {
+		t.Fatalf("closed chat %s, last message %+v", c.State.State, c.LastMessage)
+	}
+	for _, a := range []struct {
+		text  string
+		score *int
+		run   bool
+	}{{"5 stars!", ptr(5), false}, {"3", ptr(5), true}} { // the question is answered once
+		e.say(quiet.ID, "user", a.text)
+		c := need(e.svc.GetChat(e.ctx, e.org.ID, quiet.ID))
+		if (c.State.CSATScore == nil) != (a.score == nil) || (a.score != nil && *c.State.CSATScore != *a.score) {
+			t.Fatalf("after %q: csat %v", a.text, c.State.CSATScore)
+		}
+		e.clock.Advance(e.svc.RunPolicy.Debounce)
+		if jobs := e.claimRuns("r1"); (len(jobs) == 1) != a.run {
+			t.Fatalf("after %q: runs %+v", a.text, jobs)
+		}
+	}
+}

@@ -32,7 +32,7 @@ func TestContactOptOutRules(t *testing.T) {
 	w := e.hook()
 	c := e.contact("Ann", app.ChannelProfile{Type: "email", Email: "ann@example.com"})
 	f := false
-	yes := &[]bool{true}[0]
+	yes := ptr(true)
 	steps := []struct {
 		name                string
 		patch               app.ContactPatch

@@ -142,7 +142,7 @@ func (s *Service) validateUsageQuery(q *UsageQuery) error {
 		q.From = to.AddDate(0, 0, -29).Format(time.DateOnly)
 	}
 	from, ferr := time.Parse(time.DateOnly, q.From)
-	if ferr != nil {
+	if ferr != nil && (q.From != "" || err == nil) { // an absent from is no fault of the client when to is bad
 		p.Add("from", "must be a date YYYY-MM-DD")
 	}
 	if err == nil && ferr == nil {

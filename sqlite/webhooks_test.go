@@ -140,9 +140,9 @@ func TestDeliveryLifecycle(t *testing.T) {
 		t.Errorf("a lapsed lease is not claimable again: %v", got)
 	}
 	err := db.Write(bg, func(tx app.Tx) error {
-		return tx.FinishAttempts([]app.Finished{{Delivery: app.Delivery{ID: "dlv_none", Status: app.DeliveryFailed}, Attempt: app.Attempt{Number: 1}}})
+		return tx.FinishAttempts([]app.Finished{{Delivery: app.Delivery{ID: "dlv_none", Status: app.DeliveryFailed}, Attempt: app.Attempt{Number: 1, Status: "FAILED", CreatedAt: at(120)}}})
 	})
-	if code(err) != "not_found" {
+	if code(err) != "conflict" { // the attempt's foreign key refuses it
 		t.Errorf("finishing an unknown delivery: %v", err)
 	}
 	write(t, db, func(tx app.Tx) error { return tx.FinishAttempts(nil) })

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 )
 
@@ -12,7 +13,11 @@ import (
 // growing the cache.
 func TestStatementCacheBoundAndBusy(t *testing.T) {
 	t.Parallel()
-	db := openInternal(t)
+	db, err := Open(filepath.Join(t.TempDir(), "cache.db")) // plain SELECTs: no schema needed
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
 	ctx := context.Background()
 	conn, err := db.reader.Conn(ctx)
 	if err != nil {

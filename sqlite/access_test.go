@@ -80,7 +80,7 @@ func TestMembersAndRoles(t *testing.T) {
 	support := app.Role{ID: "role_support", OrgID: org.ID, Name: "Support", Permissions: []app.Permission{app.Write("inbox")},
 		CreatedAt: at(0), UpdatedAt: at(0)}
 	write(t, db, func(tx app.Tx) error {
-		return errorsJoin(tx.CreateRole(support), tx.CreateMember(mem("mem_b", "b@example.com", app.RoleMember, 1)),
+		return firstErr(tx.CreateRole(support), tx.CreateMember(mem("mem_b", "b@example.com", app.RoleMember, 1)),
 			tx.CreateMember(mem("mem_c", "c@example.com", app.RoleAdmin, 2)))
 	})
 	cases := []struct {
@@ -111,7 +111,7 @@ func TestMembersAndRoles(t *testing.T) {
 	renamed := mem("mem_b", "b2@example.com", support.ID, 1)
 	renamed.Name, renamed.Avatar, renamed.UpdatedAt = "Bee", "https://example.com/b.png", at(7)
 	support.Name, support.Permissions, support.UpdatedAt = "Helpdesk", []app.Permission{app.Read("contacts")}, at(8)
-	write(t, db, func(tx app.Tx) error { return errorsJoin(tx.UpdateMember(renamed), tx.UpdateRole(support)) })
+	write(t, db, func(tx app.Tx) error { return firstErr(tx.UpdateMember(renamed), tx.UpdateRole(support)) })
 	read(t, db, func(tx app.Tx) error {
 		if got, err := tx.GetMember(org.ID, "mem_b"); err != nil || got != renamed {
 			t.Errorf("member %+v (%v), want %+v", got, err, renamed)
@@ -148,9 +148,9 @@ func TestMembersAndRoles(t *testing.T) {
 	})
 }
 
-// errorsJoin answers the first error of a sequence of writes (the rest ran anyway; the
+// firstErr answers the first error of a sequence of writes (the rest ran anyway; the
 // transaction rolls back as a whole).
-func errorsJoin(errs ...error) error {
+func firstErr(errs ...error) error {
 	for _, err := range errs {
 		if err != nil {
 			return err
@@ -183,7 +183,7 @@ func TestKeysAuthenticateAndAuthVersion(t *testing.T) {
 	adminHash, agentHash := app.HashToken("sk_admin_rotated"), app.HashToken("sk_agent")
 	v0 := version()
 	write(t, db, func(tx app.Tx) error {
-		return errorsJoin(tx.CreateRole(role), tx.CreateMember(agent), tx.CreateKey(agentKey, agentHash))
+		return firstErr(tx.CreateRole(role), tx.CreateMember(agent), tx.CreateKey(agentKey, agentHash))
 	})
 	v1 := version()
 	if v1 <= v0 {

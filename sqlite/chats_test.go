@@ -25,7 +25,7 @@ func newChatScene(t *testing.T) chatScene {
 	chat := testChat(org.ID, "chat_1", 1)
 	chat.ContactID, chat.ContactChannelID, chat.State.AssistantID = "ct_1", "ch_1", &asst.ID
 	write(t, db, func(tx app.Tx) error {
-		return errorsJoin(tx.CreateContact(contact(org.ID, "ct_1", "Carol", 0)),
+		return firstErr(tx.CreateContact(contact(org.ID, "ct_1", "Carol", 0)),
 			tx.CreateChannel(org.ID, channel("ch_1", "ct_1", 0, app.ChannelProfile{Type: "email", Email: "carol@example.com"})),
 			tx.CreateAssistant(asst),
 			tx.CreateChat(chat, app.ChatMember{ID: "cm_agent", Role: app.ChatRoleAdmin, User: &app.User{ID: m.ID}}))
@@ -57,7 +57,7 @@ func TestChatReadsBackWhole(t *testing.T) {
 	write(t, s.db, func(tx app.Tx) error {
 		reply := message("chat_1", "msg_2", "assistant", "COMPLETED", "", "hello Carol", 3)
 		reply.Usage = usage
-		return errorsJoin(tx.CreateMessage(s.org, message("chat_1", "msg_1", "user", "COMPLETED", cm, "hello there", 2)),
+		return firstErr(tx.CreateMessage(s.org, message("chat_1", "msg_1", "user", "COMPLETED", cm, "hello there", 2)),
 			tx.CreateMessage(s.org, reply),
 			tx.SetReaction(s.org, "msg_1", s.member.ID, "👍"), tx.SetReaction(s.org, "msg_1", s.member.ID, "❤️"))
 	})
@@ -99,7 +99,7 @@ func TestChatReadsBackWhole(t *testing.T) {
 		c.Title, c.Pinned, c.AssignedUserID, c.UpdatedAt = &title, true, s.member.ID, at(10)
 		c.State.AssignedAt, c.State.AssignedUser = at(10), &app.AssignedUser{SeenAt: at(11)}
 		c.State.AdminUnseenCount, c.State.CSATScore, c.State.FollowUpAt = 3, &csat, at(50)
-		return errorsJoin(tx.UpdateChat(c), tx.DeleteReaction(s.org, "msg_1", s.member.ID))
+		return firstErr(tx.UpdateChat(c), tx.DeleteReaction(s.org, "msg_1", s.member.ID))
 	})
 	read(t, s.db, func(tx app.Tx) error {
 		c, err := tx.GetChatRow(s.org, "chat_1")
@@ -142,7 +142,7 @@ func TestChatMembershipAndLookups(t *testing.T) {
 		later.ContactID, later.ContactChannelID = "ct_1", "ch_1"
 		temp, fresh := testChat(s.org, "chat_tmp", 2), testChat(s.org, "chat_tmp_fresh", 8)
 		temp.Temporary, fresh.Temporary = true, true
-		if err := errorsJoin(tx.CreateChat(later, app.ChatMember{}), tx.CreateChat(temp, app.ChatMember{}), tx.CreateChat(fresh, app.ChatMember{})); err != nil {
+		if err := firstErr(tx.CreateChat(later, app.ChatMember{}), tx.CreateChat(temp, app.ChatMember{}), tx.CreateChat(fresh, app.ChatMember{})); err != nil {
 			return err
 		}
 		other := app.Member{ID: "mem_2", OrgID: s.org, Name: "Two", Email: "two@example.com", Role: app.RoleMember, CreatedAt: at(0), UpdatedAt: at(0)}
@@ -235,7 +235,7 @@ func TestMessagesAndRunWrites(t *testing.T) {
 		if lateFinal, err = tx.UpdateRunMessage(s.org, run); err != nil {
 			return err
 		}
-		return errorsJoin(tx.FollowLastMessage(s.org, "chat_1", "msg_0", "FAILED", at(23)), // not the last: no change
+		return firstErr(tx.FollowLastMessage(s.org, "chat_1", "msg_0", "FAILED", at(23)), // not the last: no change
 			tx.FollowLastMessage(s.org, "chat_1", "msg_run", "ANSWERED", at(24)))
 	})
 	if !textOK || !finalOK || lateText || lateFinal {
@@ -244,7 +244,7 @@ func TestMessagesAndRunWrites(t *testing.T) {
 	read(t, s.db, func(tx app.Tx) error {
 		m, err := tx.GetMessage(s.org, "chat_1", "msg_run")
 		c, err2 := tx.GetChatRow(s.org, "chat_1")
-		if errorsJoin(err, err2) != nil || m.Status != "COMPLETED" || m.Text != "the answer" || c.Status != "ANSWERED" || !c.UpdatedAt.Equal(at(24).Time) {
+		if firstErr(err, err2) != nil || m.Status != "COMPLETED" || m.Text != "the answer" || c.Status != "ANSWERED" || !c.UpdatedAt.Equal(at(24).Time) {
 			t.Errorf("message %s %q, chat %s at %v (%v %v)", m.Status, m.Text, c.Status, c.UpdatedAt, err, err2)
 		}
 		if _, err := tx.InFlightMessage(s.org, "chat_1"); code(err) != "not_found" {
@@ -275,7 +275,7 @@ func TestChatFiles(t *testing.T) {
 			FileURL: "https://example.com/" + id, CreatedAt: at(sec)}, ChatID: "chat_1", Data: []byte("abc")}
 	}
 	write(t, s.db, func(tx app.Tx) error {
-		return errorsJoin(tx.CreateFile(s.org, file("file_1", "photo_1.png", "image/png", 1)),
+		return firstErr(tx.CreateFile(s.org, file("file_1", "photo_1.png", "image/png", 1)),
 			tx.CreateFile(s.org, file("file_2", "photo.jpg", "image/jpeg", 2)), tx.CreateFile(s.org, file("file_3", "notes.txt", "text/plain", 3)))
 	})
 	read(t, s.db, func(tx app.Tx) error {

@@ -18,7 +18,7 @@ func TestConnectionsAndOAuthStates(t *testing.T) {
 			Secrets: map[string]string{"token": "t-" + id}, SecretKeys: []string{"token"}, CreatedAt: at(0), UpdatedAt: at(0)}
 	}
 	write(t, db, func(tx app.Tx) error {
-		return errorsJoin(tx.CreateConnection(conn("conn_1", "TOOLS", "b")), tx.CreateConnection(conn("conn_2", "FILES", "a")),
+		return firstErr(tx.CreateConnection(conn("conn_1", "TOOLS", "b")), tx.CreateConnection(conn("conn_2", "FILES", "a")),
 			tx.CreateConnection(conn("conn_3", "TOOLS", "a")))
 	})
 	read(t, db, func(tx app.Tx) error {

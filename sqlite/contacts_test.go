@@ -25,7 +25,7 @@ func contactBook(t *testing.T, db *sqlite.DB, org string) {
 	c2.Blocked, c2.BlockedAt = true, at(2)
 	c3.Unsubscribed, c3.UnsubscribedAt = true, at(3)
 	write(t, db, func(tx app.Tx) error {
-		return errorsJoin(
+		return firstErr(
 			tx.InsertContacts([]app.Contact{contact(org, "ct_1", "Ann Lee", 1), c2, c3, contact(org, "ct_4", "Dana", 4)}),
 			tx.InsertChannels(org, []app.Channel{
 				channel("ch_1", "ct_1", 1, app.ChannelProfile{Type: "email", Email: "Ann@Example.com", Phone: "+1 (555) 010-0001"}),
@@ -118,7 +118,7 @@ func TestContactLifecycle(t *testing.T) {
 			return err
 		}
 		c.Name, c.IsAdmin, c.Unsubscribed, c.UnsubscribedAt, c.UnsubscribeReason, c.UpdatedAt = "Dana K", true, true, at(9), &reason, at(9)
-		return errorsJoin(tx.UpdateContact(c), tx.TouchContacts(org, []string{"ct_1"}, at(10)), tx.TouchContacts(org, nil, at(11)))
+		return firstErr(tx.UpdateContact(c), tx.TouchContacts(org, []string{"ct_1"}, at(10)), tx.TouchContacts(org, nil, at(11)))
 	})
 	read(t, db, func(tx app.Tx) error {
 		c, err := tx.GetContact(org, "ct_4")
@@ -235,7 +235,7 @@ func TestMoveContactChildren(t *testing.T) {
 		chat := testChat(org, "chat_4", 0)
 		chat.ContactID = "ct_4"
 		v0, err = tx.InboxVersion(org)
-		return errorsJoin(err, tx.CreateChannel(org, channel("ch_4", "ct_4", 5, app.ChannelProfile{Type: "internal", UserID: "u4"})),
+		return firstErr(err, tx.CreateChannel(org, channel("ch_4", "ct_4", 5, app.ChannelProfile{Type: "internal", UserID: "u4"})),
 			tx.CreateNote(app.Note{ID: "note_1", OrgID: org, ContactID: "ct_4", Content: "n", User: app.User{ID: "mem_x"}, CreatedAt: at(0), UpdatedAt: at(0)}),
 			tx.CreateMemory(app.Memory{ID: "mem_1", OrgID: org, ContactID: "ct_4", UserID: "u", Type: "FACT", Importance: 0.5, Content: "m",
 				CreatedAt: at(0), UpdatedAt: at(0)}),
@@ -276,7 +276,7 @@ func TestNotesAndMemories(t *testing.T) {
 		note := func(id, author string, sec int) app.Note {
 			return app.Note{ID: id, OrgID: org.ID, ContactID: "ct_1", Content: id, User: app.User{ID: author}, CreatedAt: at(sec), UpdatedAt: at(sec)}
 		}
-		return errorsJoin(tx.CreateContact(contact(org.ID, "ct_1", "C", 0)),
+		return firstErr(tx.CreateContact(contact(org.ID, "ct_1", "C", 0)),
 			tx.CreateAssistant(app.Assistant{ID: "asst_1", OrgID: org.ID, Name: "Helper", AvatarURL: "https://example.com/h.png", CreatedAt: at(0), UpdatedAt: at(0)}),
 			tx.CreateNote(note("note_m", member.ID, 1)), tx.CreateNote(note("note_a", "asst_1", 2)), tx.CreateNote(note("note_x", "gone", 3)),
 			tx.CreateMemory(app.Memory{ID: "memo_1", OrgID: org.ID, ContactID: "ct_1", UserID: "u", Type: "FACT", Importance: 1, Content: "m", CreatedAt: at(0), UpdatedAt: at(0)}))

@@ -31,7 +31,7 @@ func TestDomains(t *testing.T) {
 	a, _, _ := seedOrg(t, db, "a@example.com")
 	b, _, _ := seedOrg(t, db, "b@example.com")
 	write(t, db, func(tx app.Tx) error {
-		return errorsJoin(tx.CreateDomain(domain(a.ID, "dom_a1", "mail.example.com", 0)),
+		return firstErr(tx.CreateDomain(domain(a.ID, "dom_a1", "mail.example.com", 0)),
 			tx.CreateDomain(domain(a.ID, "dom_a2", "alpha.example.com", 1)),
 			tx.CreateDomain(domain(b.ID, "dom_b1", "mail.example.com", 2)))
 	})
@@ -101,7 +101,7 @@ func TestIdentities(t *testing.T) {
 	db := sealedDB(t)
 	org, _, _ := seedOrg(t, db, "a@example.com")
 	write(t, db, func(tx app.Tx) error {
-		return errorsJoin(tx.CreateDomain(domain(org.ID, "dom_1", "one.example.com", 0)),
+		return firstErr(tx.CreateDomain(domain(org.ID, "dom_1", "one.example.com", 0)),
 			tx.CreateDomain(domain(org.ID, "dom_2", "two.example.com", 0)),
 			tx.CreateIdentity(identity(org.ID, "eid_a", "dom_1", "a@one.example.com", false, 1)),
 			tx.CreateIdentity(identity(org.ID, "eid_z", "dom_2", "z@two.example.com", true, 2)))

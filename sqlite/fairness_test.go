@@ -36,7 +36,7 @@ func workQueues() []workQueue {
 				for i := range n {
 					id := fmt.Sprintf("ct_%s_%d", org, i)
 					ids = append(ids, id)
-					if err := errorsJoin(tx.CreateContact(contact(org, id, "C", sec)),
+					if err := firstErr(tx.CreateContact(contact(org, id, "C", sec)),
 						tx.CreateChannel(org, channel("ch_"+id, id, sec, app.ChannelProfile{Type: "internal", UserID: id}))); err != nil {
 						return err
 					}
@@ -75,7 +75,7 @@ func workQueues() []workQueue {
 			write(t, db, func(tx app.Tx) error {
 				for i := range n {
 					chat := fmt.Sprintf("chat_%s_%d", org, i)
-					if err := errorsJoin(tx.CreateChat(testChat(org, chat, sec), app.ChatMember{}),
+					if err := firstErr(tx.CreateChat(testChat(org, chat, sec), app.ChatMember{}),
 						tx.ScheduleRun(app.Run{ID: "run_" + chat, OrgID: org, ChatID: chat, DueAt: at(sec + i), CreatedAt: at(sec)})); err != nil {
 						return err
 					}

@@ -17,7 +17,7 @@ func inboxScene(t *testing.T, db *sqlite.DB) (org string, member app.Member) {
 	other := newOrg(t, db, "org_other", "", 0).ID
 	asst, conv, csatLow, csatHigh := "asst_1", "conv_1", 1, 5
 	write(t, db, func(tx app.Tx) error {
-		err := errorsJoin(tx.CreateContact(contact(org, "ct_1", "Carol", 0)),
+		err := firstErr(tx.CreateContact(contact(org, "ct_1", "Carol", 0)),
 			tx.CreateChannel(org, channel("ch_1", "ct_1", 0, app.ChannelProfile{Type: "whatsapp", Phone: "+1 555 010 0001"})),
 			tx.CreateSegment(app.Segment{ID: "seg_1", OrgID: org, Name: "S", Color: "red", CreatedAt: at(0), UpdatedAt: at(0)}),
 			tx.AddToSegment(org, "seg_1", []string{"ct_1"}),

@@ -41,9 +41,9 @@ func TestWriteNotifications(t *testing.T) {
 	}{
 		{"nothing queued", func(tx app.Tx) error { _, err := tx.CountOrgs(); return err }, 0, 0},
 		{"a run scheduled", schedule, 1, 0},
-		{"a run scheduled, then a failure", func(tx app.Tx) error { return errorsJoin(schedule(tx), boom) }, 1, 0},
+		{"a run scheduled, then a failure", func(tx app.Tx) error { return firstErr(schedule(tx), boom) }, 1, 0},
 		{"a stream event", stream, 1, 1},
-		{"a stream event, then a failure", func(tx app.Tx) error { return errorsJoin(stream(tx), boom) }, 1, 1},
+		{"a stream event, then a failure", func(tx app.Tx) error { return firstErr(stream(tx), boom) }, 1, 1},
 	}
 	for i, s := range steps {
 		err := db.Write(bg, s.fn)

@@ -17,7 +17,7 @@ func audience(t *testing.T, db *sqlite.DB, org string) map[string]string {
 	b := contact(org, "ct_b", "B", 0)
 	b.Blocked = true
 	write(t, db, func(tx app.Tx) error {
-		err := errorsJoin(tx.InsertContacts([]app.Contact{contact(org, "ct_a", "A", 0), b, contact(org, "ct_c", "C", 0), contact(org, "ct_d", "D", 0)}),
+		err := firstErr(tx.InsertContacts([]app.Contact{contact(org, "ct_a", "A", 0), b, contact(org, "ct_c", "C", 0), contact(org, "ct_d", "D", 0)}),
 			tx.InsertChannels(org, []app.Channel{
 				channel("ch_a", "ct_a", 0, app.ChannelProfile{Type: "email", Email: "a@example.com", Name: "Ann"}),
 				channel("ch_b", "ct_b", 0, app.ChannelProfile{Type: "email", Email: "b@example.com"}),
@@ -180,7 +180,7 @@ func TestRecipientDelivery(t *testing.T) {
 				return err
 			}
 		}
-		return errorsJoin(tx.RecordClick(r["ct_a"], at(10)), tx.RecordClick(r["ct_a"], at(11)))
+		return firstErr(tx.RecordClick(r["ct_a"], at(10)), tx.RecordClick(r["ct_a"], at(11)))
 	})
 	read(t, db, func(tx app.Tx) error {
 		pending, failed, total, err := tx.RecipientProgress("bc_1")

@@ -26,7 +26,7 @@ func TestRunLifecycle(t *testing.T) {
 		return d
 	}
 	write(t, db, func(tx app.Tx) error {
-		return errorsJoin(tx.CreateChat(testChat(org, "chat_1", 0), app.ChatMember{}), tx.CreateChat(testChat(org, "chat_2", 0), app.ChatMember{}),
+		return firstErr(tx.CreateChat(testChat(org, "chat_1", 0), app.ChatMember{}), tx.CreateChat(testChat(org, "chat_2", 0), app.ChatMember{}),
 			tx.ScheduleRun(run("run_1", "chat_1", 10)))
 	})
 	if due(5) || !due(10) {
@@ -53,7 +53,7 @@ func TestRunLifecycle(t *testing.T) {
 		under, err := tx.RunsUnderWay("chat_1")
 		r, err2 := tx.GetRun("run_1")
 		_, gone := tx.GetRun("run_2")
-		if errorsJoin(err, err2) != nil || runIDs(under) != "[run_1]" || r.MessageID != "msg_1" || r.Owner != "owner_a" ||
+		if firstErr(err, err2) != nil || runIDs(under) != "[run_1]" || r.MessageID != "msg_1" || r.Owner != "owner_a" ||
 			!r.LeaseUntil.Equal(at(60).Time) || code(gone) != "not_found" {
 			t.Errorf("under way %s, run %+v, dropped run %v (%v %v)", runIDs(under), r, gone, err, err2)
 		}
@@ -108,7 +108,7 @@ func TestAutomationCandidates(t *testing.T) {
 		last, followUp            int
 	}
 	write(t, db, func(tx app.Tx) error {
-		if err := errorsJoin(tx.CreateAssistant(on), tx.CreateAssistant(off)); err != nil {
+		if err := firstErr(tx.CreateAssistant(on), tx.CreateAssistant(off)); err != nil {
 			return err
 		}
 		for _, s := range []spec{
@@ -124,7 +124,7 @@ func TestAutomationCandidates(t *testing.T) {
 			if s.followUp > 0 {
 				c.State.FollowUpAt = at(s.followUp)
 			}
-			if err := errorsJoin(tx.CreateChat(c, app.ChatMember{}),
+			if err := firstErr(tx.CreateChat(c, app.ChatMember{}),
 				tx.CreateMessage(org, message(s.id, "msg_"+s.id, s.lastRole, "COMPLETED", "", "x", s.last)), tx.UpdateChat(c)); err != nil {
 				return err
 			}

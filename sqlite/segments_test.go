@@ -27,7 +27,7 @@ func TestSegmentMembership(t *testing.T) {
 		t.Errorf("an addition that changed nothing moved the inbox version %d -> %d", v0, v)
 	}
 	write(t, db, func(tx app.Tx) error {
-		return errorsJoin(tx.AddToSegment(org, "seg_1", []string{"ct_2"}), tx.AddToSegment(org, "seg_1", nil),
+		return firstErr(tx.AddToSegment(org, "seg_1", []string{"ct_2"}), tx.AddToSegment(org, "seg_1", nil),
 			tx.AddToSegment(other, "seg_1", []string{"ct_3"})) // another org's segment: nothing
 	})
 	v1 := version()
@@ -53,7 +53,7 @@ func TestSegmentMembership(t *testing.T) {
 		segs, err := tx.MissingSegments(org, []string{"seg_2", "seg_x", "seg_x", "seg_1"})
 		contacts, err2 := tx.MissingContacts(other, []string{"ct_1"})
 		none, err3 := tx.MissingContacts(org, nil)
-		if errorsJoin(err, err2, err3) != nil || fmt.Sprint(segs, contacts, none) != "[seg_x] [ct_1] []" {
+		if firstErr(err, err2, err3) != nil || fmt.Sprint(segs, contacts, none) != "[seg_x] [ct_1] []" {
 			t.Errorf("missing: %v %v %v (%v %v %v)", segs, contacts, none, err, err2, err3)
 		}
 		return nil

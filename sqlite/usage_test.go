@@ -20,7 +20,7 @@ func TestUsageReport(t *testing.T) {
 			CreatedAt: at(0)}
 	}
 	write(t, db, func(tx app.Tx) error {
-		return errorsJoin(tx.RecordUsage(nil), tx.RecordUsage([]app.UsageEntry{
+		return firstErr(tx.RecordUsage(nil), tx.RecordUsage([]app.UsageEntry{
 			entry("2026-01-01", "m1", "asst_a", 10, 1, 0.5, false),
 			entry("2026-01-01", "m1", "asst_b", 20, 2, 0.25, false),
 			entry("2026-01-01", "m2", "asst_a", 5, 5, 1, false),

@@ -61,7 +61,7 @@ func TestDeliveryLifecycle(t *testing.T) {
 	db := sealedDB(t)
 	org := newOrg(t, db, "org_w", "", 0).ID
 	write(t, db, func(tx app.Tx) error {
-		return errorsJoin(tx.CreateWebhook(webhook(org, "wh_1", true, "contact.blocked")),
+		return firstErr(tx.CreateWebhook(webhook(org, "wh_1", true, "contact.blocked")),
 			tx.CreateWebhook(webhook(org, "wh_2", true, "chat.created", "contact.created")),
 			tx.CreateWebhook(webhook(org, "wh_off", false, "contact.blocked")))
 	})
@@ -165,7 +165,7 @@ func TestWebhookHealthAndGauges(t *testing.T) {
 	db := sealedDB(t)
 	org, poor := newOrg(t, db, "org_w", "", 0).ID, newOrg(t, db, "org_p", "", 0).ID
 	write(t, db, func(tx app.Tx) error {
-		return errorsJoin(tx.CreateWebhook(webhook(org, "wh_1", true, "x")), tx.CreateWebhook(webhook(org, "wh_2", true, "x")),
+		return firstErr(tx.CreateWebhook(webhook(org, "wh_1", true, "x")), tx.CreateWebhook(webhook(org, "wh_2", true, "x")),
 			tx.CreateWebhook(webhook(poor, "wh_p", true, "x")), tx.ChargeOrg(poor, 5))
 	})
 	emitEvent(t, db, org, "ev_1", "x", 1)
@@ -188,12 +188,12 @@ func TestWebhookHealthAndGauges(t *testing.T) {
 		t.Errorf("claimed %v; want only the enabled endpoint's of the organization with a balance", got)
 	}
 	write(t, db, func(tx app.Tx) error {
-		return errorsJoin(tx.ResetWebhookStreak("wh_2", at(20)), tx.ResetWebhookStreak("wh_1", at(20)))
+		return firstErr(tx.ResetWebhookStreak("wh_2", at(20)), tx.ResetWebhookStreak("wh_1", at(20)))
 	})
 	read(t, db, func(tx app.Tx) error {
 		w2, err := tx.GetWebhook(org, "wh_2")
 		w1, err1 := tx.GetWebhook(org, "wh_1")
-		if errorsJoin(err, err1) != nil || w2.ConsecutiveFailures != 0 || !w2.UpdatedAt.Equal(at(20).Time) || w2.Enabled ||
+		if firstErr(err, err1) != nil || w2.ConsecutiveFailures != 0 || !w2.UpdatedAt.Equal(at(20).Time) || w2.Enabled ||
 			*w2.DisabledReason != reason || !w1.UpdatedAt.Equal(at(0).Time) {
 			t.Errorf("after the resets: wh_2 %+v, wh_1 updated %v", w2, w1.UpdatedAt)
 		}

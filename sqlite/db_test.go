@@ -17,21 +17,6 @@ import (
 
 var bg = context.Background()
 
-// open opens and migrates a new database in a temporary directory.
-func openDB(t testing.TB) (*sqlite.DB, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "test.db")
-	db, err := sqlite.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(bg, nil); err != nil {
-		t.Fatal(err)
-	}
-	return db, path
-}
-
 // seed writes an organization, a member and a key of that member in one transaction.
 func seedOrg(t testing.TB, db *sqlite.DB, email string) (app.Org, app.Member, app.APIKey) {
 	t.Helper()

@@ -4,28 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"wsapi/app"
 )
-
-// migratedDB opens and migrates a database whose connections wait at most busy for a lock.
-func migratedDB(t *testing.T, busy time.Duration) (*DB, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "test.db")
-	db, err := open(path, busy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	return db, path
-}
 
 // uniqueConstraints lists every UNIQUE constraint and primary key of the schema as SQLite names
 // them in a violation ("table.a, table.b"), except keys on a lone random id and the full-text

@@ -44,3 +44,27 @@ func TestCheckSealer(t *testing.T) {
 		t.Fatalf("another key: %v", err)
 	}
 }
+
+// TestSecretsNeedASealer: without a secrets key the store refuses to write a secret (rather
+// than store it in the clear) and refuses to read one, and the failed write leaves nothing.
+func TestSecretsNeedASealer(t *testing.T) {
+	t.Parallel()
+	db, _ := openDB(t)
+	org := newOrg(t, db, "org_s", "", 0).ID
+	err := db.Write(bg, func(tx app.Tx) error { return tx.CreateWebhook(webhook(org, "wh_1", true, "x")) })
+	if err == nil || !strings.Contains(err.Error(), "no sealer") {
+		t.Fatalf("a secret written without a sealer: %v", err)
+	}
+	read(t, db, func(tx app.Tx) error {
+		if _, total, err := tx.ListWebhooks(org, app.Page{Page: 1, Take: 10}); err != nil || total != 0 {
+			t.Errorf("%d webhooks after the refused write (%v)", total, err)
+		}
+		return nil
+	})
+	db.SetSealer(box(t, 1))
+	write(t, db, func(tx app.Tx) error { return tx.CreateWebhook(webhook(org, "wh_1", true, "x")) })
+	db.SetSealer(nil)
+	if err := db.Read(bg, func(tx app.Tx) error { _, err := tx.GetWebhook(org, "wh_1"); return err }); err == nil || !strings.Contains(err.Error(), "no sealer") {
+		t.Errorf("a secret read without a sealer: %v", err)
+	}
+}

@@ -2,26 +2,12 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"wsapi/app"
 )
-
-func openInternal(t testing.TB) *DB {
-	t.Helper()
-	db, err := Open(filepath.Join(t.TempDir(), "test.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
 
 const eachSQL = "SELECT value FROM json_each(?) ORDER BY value"
 

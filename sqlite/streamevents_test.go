@@ -64,3 +64,72 @@ func TestStreamEventsOnePerMessageAndTypeInATransaction(t *testing.T) {
 		t.Fatalf("after a second transaction: %v, %+v", err, got)
 	}
 }
+
+// The stream log's lookups: one event by organization and seq, the seq of a message's
+// creation, the last seq (0 on an empty log), every organization's events in order, and a
+// purge of what is older than a cutoff.
+func TestStreamLogLookupsAndPurge(t *testing.T) {
+	t.Parallel()
+	db, _ := openDB(t)
+	read(t, db, func(tx app.Tx) error {
+		if seq, err := tx.LastStreamSeq(); err != nil || seq != 0 {
+			t.Errorf("last seq of an empty log %d (%v)", seq, err)
+		}
+		return nil
+	})
+	ev := func(org, chat, msg, typ string, sec int) app.StreamEvent {
+		return app.StreamEvent{OrgID: org, ChatID: chat, MessageID: msg, Type: typ, Area: "inbox", Data: []byte(`{}`), CreatedAt: at(sec)}
+	}
+	var seqs []int64
+	write(t, db, func(tx app.Tx) error {
+		for _, e := range []app.StreamEvent{
+			ev("org_a", "chat_1", "msg_1", app.StreamMessageCreated, 1),
+			ev("org_b", "chat_2", "", app.StreamChatUpdated, 2),
+			ev("org_a", "chat_1", "msg_1", app.StreamMessageUpdated, 3),
+			ev("org_a", "", "", app.StreamChatUpdated, 10),
+		} {
+			seq, err := tx.InsertStreamEvent(e)
+			if err != nil {
+				return err
+			}
+			seqs = append(seqs, seq)
+		}
+		return nil
+	})
+	read(t, db, func(tx app.Tx) error {
+		e, err := tx.GetStreamEvent("org_b", seqs[1])
+		if err != nil || e.ChatID != "chat_2" || e.MessageID != "" || e.Type != app.StreamChatUpdated {
+			t.Errorf("event %+v (%v)", e, err)
+		}
+		if _, err := tx.GetStreamEvent("org_a", seqs[1]); code(err) != "not_found" {
+			t.Errorf("another org's event: %v", err)
+		}
+		if seq, err := tx.MessageCreatedSeq("org_a", "msg_1"); err != nil || seq != seqs[0] {
+			t.Errorf("creation seq %d (%v), want %d", seq, err, seqs[0])
+		}
+		if _, err := tx.MessageCreatedSeq("org_b", "msg_1"); code(err) != "not_found" {
+			t.Errorf("creation seq through another org: %v", err)
+		}
+		if seq, err := tx.LastStreamSeq(); err != nil || seq != seqs[3] {
+			t.Errorf("last seq %d (%v)", seq, err)
+		}
+		all, err := tx.StreamEventsAfter("", "", seqs[0], 2)
+		if err != nil || len(all) != 2 || all[0].Seq != seqs[1] || all[1].Seq != seqs[2] {
+			t.Errorf("every org's events after the first, two: %+v (%v)", all, err)
+		}
+		orgA, err := tx.StreamEventsAfter("org_a", "", 0, 10)
+		if err != nil || len(orgA) != 3 {
+			t.Errorf("org_a's events %+v (%v)", orgA, err)
+		}
+		return nil
+	})
+	var n int
+	write(t, db, func(tx app.Tx) (err error) { n, err = tx.PurgeStreamEvents(at(5)); return err })
+	read(t, db, func(tx app.Tx) error {
+		left, err := tx.StreamEventsAfter("", "", 0, 10)
+		if err != nil || n != 3 || len(left) != 1 || left[0].Seq != seqs[3] {
+			t.Errorf("purged %d, left %+v (%v)", n, left, err)
+		}
+		return nil
+	})
+}

@@ -19,7 +19,9 @@ import (
 // transaction of its own, one after the other. What batching saves is the commit: every
 // commit writes each page it changed to the WAL, and the writes of concurrent runs and
 // requests change the same pages (the stream outbox's tail, the chats' indexes), so a
-// batch writes them once. bench/runs: commits were 14% of the CPU of a run.
+// batch writes them once. bench/runs: commits were 14% of the CPU of a run. The first write
+// of a transaction needs no savepoint (see inBatch): a big write that runs alone keeps no
+// copy of the pages it changes.
 
 // maxBatch bounds the writes of one batch, so none waits behind an unbounded queue.
 const maxBatch = 64
@@ -104,6 +106,12 @@ func (db *DB) lead() {
 
 // runBatch runs the writes of a batch in one transaction and answers each.
 func (db *DB) runBatch(batch []*writeCall) {
+	if db.writeWait != nil {
+		began := time.Now()
+		for _, c := range batch {
+			db.writeWait(began.Sub(c.queued))
+		}
+	}
 	results := make([]writeResult, len(batch))
 	err := db.inBatch(batch, results)
 	var work, streamed bool
@@ -133,20 +141,32 @@ func (db *DB) inBatch(batch []*writeCall, results []writeResult) error {
 	// transaction, every write of the batch with it. A write whose context has ended before
 	// its turn does not run; once running it is short.
 	tx, err := db.writer.BeginTx(context.Background(), nil)
-	if db.writeWait != nil {
-		began := time.Now()
-		for _, c := range batch {
-			db.writeWait(began.Sub(c.queued))
-		}
-	}
 	if err != nil {
 		return txErr("begin", err)
 	}
 	defer tx.Rollback() // after a commit, a no-op
+	first := true
 	for i, c := range batch {
 		if err := c.ctx.Err(); err != nil {
 			results[i].err = fmt.Errorf("sqlite: begin: %w", err)
 			continue
+		}
+		if first {
+			// The first write runs without a savepoint: a savepoint keeps the original of
+			// every page changed under it in memory, for a rollback to it (a 50,000-contact
+			// import: 130 MB). Should it fail, the transaction holds only its changes: undo
+			// it and run the rest in a new one.
+			first = false
+			if db.runFirst(tx, c, &results[i]) {
+				continue
+			}
+			if err := tx.Rollback(); err != nil {
+				return txErr("rollback", err)
+			}
+			if i+1 == len(batch) {
+				return nil
+			}
+			return db.inBatch(batch[i+1:], results[i+1:])
 		}
 		if err := db.runWrite(tx, c, &results[i]); err != nil {
 			return fmt.Errorf("%w: %w", errBatch, err)
@@ -166,6 +186,15 @@ func (db *DB) inBatch(batch []*writeCall, results []writeResult) error {
 		}
 	}
 	return nil
+}
+
+// runFirst runs the first write of a transaction, without a savepoint; false when it
+// failed (the caller undoes the transaction).
+func (db *DB) runFirst(tx *sql.Tx, c *writeCall, r *writeResult) bool {
+	t := &Tx{tx: tx, ctx: context.WithoutCancel(c.ctx), db: db}
+	r.panicked, r.err = callWrite(c.fn, t)
+	r.work, r.streamed = t.queued, t.streamed
+	return r.err == nil && r.panicked == nil
 }
 
 // runWrite runs one write inside a savepoint, released when it succeeds and rolled back

@@ -119,7 +119,11 @@ func open(path string, busy time.Duration) (*DB, error) {
 
 // openPool opens a pool whose connections keep their prepared statements.
 func openPool(path string, writer bool, busy time.Duration) (*sql.DB, error) {
-	c, err := newCachingConnector(dsn(path, writer, busy))
+	begin := "BEGIN"
+	if writer {
+		begin = "BEGIN IMMEDIATE" // a write transaction never upgrades mid-way
+	}
+	c, err := newCachingConnector(dsn(path, writer, busy), begin)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}

@@ -20,14 +20,15 @@ const stmtCacheSize = 512
 // call, on the path every request shares.
 type cachingConnector struct {
 	inner driver.Connector
+	begin string // the statement that begins a transaction: BEGIN, or BEGIN IMMEDIATE (writer)
 }
 
-func newCachingConnector(dsn string) (driver.Connector, error) {
+func newCachingConnector(dsn, begin string) (driver.Connector, error) {
 	c, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, err
 	}
-	return cachingConnector{inner: c}, nil
+	return cachingConnector{inner: c, begin: begin}, nil
 }
 
 func (c cachingConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -40,7 +41,7 @@ func (c cachingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		conn.Close()
 		return nil, errors.New("sqlite: the driver's connection lacks an interface the store needs")
 	}
-	return &cachingConn{sqliteConn: inner, stmts: map[string]*cachedStmt{}}, nil
+	return &cachingConn{sqliteConn: inner, stmts: map[string]*cachedStmt{}, begin: c.begin}, nil
 }
 
 func (c cachingConnector) Driver() driver.Driver { return c.inner.Driver() }
@@ -76,6 +77,32 @@ type cachedStmt struct {
 type cachingConn struct {
 	sqliteConn
 	stmts map[string]*cachedStmt
+	begin string
+}
+
+// BeginTx begins with a cached statement, and so do Commit and Rollback: the driver
+// prepares its BEGIN and ROLLBACK anew for every transaction (6% of the CPU of GET contact).
+func (c *cachingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if opts.ReadOnly || opts.Isolation != driver.IsolationLevel(0) {
+		return c.sqliteConn.BeginTx(ctx, opts)
+	}
+	if _, err := c.ExecContext(ctx, c.begin, nil); err != nil {
+		return nil, err
+	}
+	return cachedTx{c}, nil
+}
+
+// cachedTx ends a transaction begun by cachingConn.BeginTx.
+type cachedTx struct{ c *cachingConn }
+
+func (t cachedTx) Commit() error {
+	_, err := t.c.ExecContext(context.Background(), "COMMIT", nil)
+	return err
+}
+
+func (t cachedTx) Rollback() error {
+	_, err := t.c.ExecContext(context.Background(), "ROLLBACK", nil)
+	return err
 }
 
 func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"testing"
 	"time"
@@ -119,4 +120,38 @@ func BenchmarkAuthenticateRead(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestTransactionsBeginFromTheCache: BEGIN, COMMIT and ROLLBACK are cached statements of
+// the connection like any other, not prepared anew for every transaction by the driver.
+func TestTransactionsBeginFromTheCache(t *testing.T) {
+	db := openInternal(t)
+	ctx := context.Background()
+	if err := db.Write(ctx, func(tx app.Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Read(ctx, func(tx app.Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		pool *sql.DB
+		want []string
+	}{{db.writer, []string{"BEGIN IMMEDIATE", "COMMIT"}}, {db.reader, []string{"BEGIN", "ROLLBACK"}}} {
+		conn, err := c.pool.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = conn.Raw(func(dc any) error {
+			for _, q := range c.want {
+				if _, ok := dc.(*cachingConn).stmts[q]; !ok {
+					t.Errorf("%q is not among the connection's statements", q)
+				}
+			}
+			return nil
+		})
+		conn.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }

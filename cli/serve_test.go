@@ -65,15 +65,10 @@ func appBinary(t *testing.T) string {
 	return binPath
 }
 
-// server is one `app serve` process.
+// serveProc is one `app serve` process, listening on addr.
 type serveProc struct {
-	t      *testing.T
-	cmd    *exec.Cmd
-	addr   string
-	mu     sync.Mutex
-	stderr bytes.Buffer
-	done   chan struct{}
-	err    error
+	proc
+	addr string
 }
 
 var servingRE = regexp.MustCompile(`msg=serving addr=(\S+)`)
@@ -88,42 +83,15 @@ func startServe(t *testing.T, dir, db string, env ...string) *serveProc {
 // startServeAt is startServe on a chosen address (a restart that clients find again).
 func startServeAt(t *testing.T, dir, db, listenAddr string, env ...string) *serveProc {
 	t.Helper()
-	cmd := exec.Command(appBinary(t), "serve", "--addr", listenAddr, "--db", db)
-	cmd.Dir = dir
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "APP_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, env...)
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &serveProc{t: t, cmd: cmd, done: make(chan struct{})}
+	cmd := binCmd(t, dir, env, "serve", "--addr", listenAddr, "--db", db)
+	s := &serveProc{}
 	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pipe)
-		for sc.Scan() {
-			s.mu.Lock()
-			s.stderr.WriteString(sc.Text() + "\n")
-			s.mu.Unlock()
-			if m := servingRE.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-		s.err = cmd.Wait()
-		close(s.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-s.done:
-		default:
-			_ = cmd.Process.Kill()
-			<-s.done
+	s.start(t, "serve", cmd, cmd.StderrPipe, func(line string) {
+		s.mu.Lock()
+		s.stderr.WriteString(line + "\n")
+		s.mu.Unlock()
+		if m := servingRE.FindStringSubmatch(line); m != nil {
+			addr <- m[1]
 		}
 	})
 	select {
@@ -136,37 +104,8 @@ func startServeAt(t *testing.T, dir, db, listenAddr string, env ...string) *serv
 	return s
 }
 
-func (s *serveProc) log() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.stderr.String()
-}
-
 // stop sends SIGTERM and answers the exit code.
-func (s *serveProc) stop() int {
-	s.t.Helper()
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		s.t.Fatal(err)
-	}
-	return s.wait()
-}
-
-func (s *serveProc) wait() int {
-	s.t.Helper()
-	select {
-	case <-s.done:
-	case <-time.After(20 * time.Second):
-		s.t.Fatalf("serve did not exit:\n%s", s.log())
-	}
-	var exit *exec.ExitError
-	if errors.As(s.err, &exit) {
-		return exit.ExitCode()
-	}
-	if s.err != nil {
-		s.t.Fatal(s.err)
-	}
-	return 0
-}
+func (s *serveProc) stop() int { return s.signal(syscall.SIGTERM) }
 
 var bannerTokenRE = regexp.MustCompile(`sk_[0-9A-Za-z]{43}`)
 

@@ -22,36 +22,6 @@ func (s *Server) createSubOrg(rq *Request) error {
 	})
 }
 
-func (s *Server) createMember(rq *Request) error {
-	return withBody(rq, func(in app.MemberInput) error {
-		return rq.Created(s.svc.CreateMember(rq.Ctx(), rq.Caller, in))
-	})
-}
-
-func (s *Server) patchMember(rq *Request) error {
-	return withBody(rq, func(in app.MemberPatch) error {
-		return rq.OK(s.svc.UpdateMember(rq.Ctx(), rq.Caller, rq.Param("id"), in))
-	})
-}
-
-func (s *Server) createRole(rq *Request) error {
-	return withBody(rq, func(in app.RoleInput) error {
-		return rq.Created(s.svc.CreateRole(rq.Ctx(), rq.Caller, in))
-	})
-}
-
-func (s *Server) patchRole(rq *Request) error {
-	return withBody(rq, func(in app.RoleInput) error {
-		return rq.OK(s.svc.UpdateRole(rq.Ctx(), rq.Caller, rq.Param("id"), in))
-	})
-}
-
-func (s *Server) createKey(rq *Request) error {
-	return withBody(rq, func(in app.KeyInput) error {
-		return rq.Created(s.svc.CreateKey(rq.Ctx(), rq.Caller, in))
-	})
-}
-
 func (s *Server) rotateKey(rq *Request) error {
 	return rq.OK(s.svc.RotateKey(rq.Ctx(), &rq.Caller, rq.Org(), rq.Param("id")))
 }

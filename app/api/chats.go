@@ -6,12 +6,6 @@ import (
 	"wsapi/app"
 )
 
-func (s *Server) createChat(rq *Request) error {
-	return withBody(rq, func(in app.ChatInput) error {
-		return rq.Created(s.svc.CreateChat(rq.Ctx(), rq.Caller, in))
-	})
-}
-
 func (s *Server) listMessages(rq *Request) error {
 	return list(rq, func(pg app.Page) (app.List[app.Message], error) {
 		return s.svc.ListMessages(rq.Ctx(), rq.Org(), rq.Param("id"), rq.R.URL.Query().Get("next"), pg)
@@ -21,12 +15,6 @@ func (s *Server) listMessages(rq *Request) error {
 func (s *Server) createMessage(rq *Request) error {
 	return withBody(rq, func(in app.MessageInput) error {
 		return rq.Created(s.svc.AddMessage(rq.Ctx(), rq.Caller, rq.Param("id"), in))
-	})
-}
-
-func (s *Server) chatEvent(rq *Request) error {
-	return withBody(rq, func(in app.ChatEventInput) error {
-		return rq.OK(s.svc.ChatEvent(rq.Ctx(), rq.Caller, rq.Param("id"), in))
 	})
 }
 

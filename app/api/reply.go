@@ -10,7 +10,7 @@ import (
 // Most handlers are one service call between decoding and encoding. The helpers below hold
 // those steps once, so that a handler reads as what it calls:
 //
-//	return rq.OK(s.svc.GetRole(rq.Ctx(), rq.Org(), rq.Param("id")))
+//	return rq.OK(s.svc.OrgByDomain(rq.Ctx(), rq.Param("hostname")))
 //
 // Each takes the service's results as they come (Go passes a call's results on whole), and
 // answers only when the error is nil; an error goes back to the one place that maps it.
@@ -96,6 +96,22 @@ func byID[T any](call func(ctx context.Context, orgID, id string) (T, error)) fu
 func updated[In, T any](call func(ctx context.Context, orgID, id string, in In) (T, error)) func(*Request) error {
 	return func(rq *Request) error {
 		return withBody(rq, func(in In) error { return rq.OK(call(rq.Ctx(), rq.Org(), rq.Param("id"), in)) })
+	}
+}
+
+// createdBy answers 201 with what call makes of the body on the caller's behalf (the
+// service checks what the caller may grant).
+func createdBy[In, T any](call func(ctx context.Context, c app.Caller, in In) (T, error)) func(*Request) error {
+	return func(rq *Request) error {
+		return withBody(rq, func(in In) error { return rq.Created(call(rq.Ctx(), rq.Caller, in)) })
+	}
+}
+
+// updatedBy answers 200 with what call answers for the body on the caller's behalf, on the
+// path's {id}: a change of the object, or an event on it.
+func updatedBy[In, T any](call func(ctx context.Context, c app.Caller, id string, in In) (T, error)) func(*Request) error {
+	return func(rq *Request) error {
+		return withBody(rq, func(in In) error { return rq.OK(call(rq.Ctx(), rq.Caller, rq.Param("id"), in)) })
 	}
 }
 

@@ -52,19 +52,19 @@ func (s *Server) routes() []*route {
 		r(post, "/orgs/{org}/sub-orgs", wr("org"), s.createSubOrg),
 
 		r(get, "/orgs/{org}/members", rd("members"), listed(s.svc.ListMembers)),
-		r(post, "/orgs/{org}/members", wr("members"), s.createMember),
+		r(post, "/orgs/{org}/members", wr("members"), createdBy(s.svc.CreateMember)),
 		r(get, "/orgs/{org}/members/{id}", rd("members"), byID(s.svc.GetMember)),
-		r(patch, "/orgs/{org}/members/{id}", wr("members"), s.patchMember),
+		r(patch, "/orgs/{org}/members/{id}", wr("members"), updatedBy(s.svc.UpdateMember)),
 		r(del, "/orgs/{org}/members/{id}", wr("members"), deleted(s.svc.DeleteMember)),
 
 		r(get, "/orgs/{org}/roles", rd("members"), listed(s.svc.ListRoles)),
-		r(post, "/orgs/{org}/roles", wr("members"), s.createRole),
+		r(post, "/orgs/{org}/roles", wr("members"), createdBy(s.svc.CreateRole)),
 		r(get, "/orgs/{org}/roles/{id}", rd("members"), byID(s.svc.GetRole)),
-		r(patch, "/orgs/{org}/roles/{id}", wr("members"), s.patchRole),
+		r(patch, "/orgs/{org}/roles/{id}", wr("members"), updatedBy(s.svc.UpdateRole)),
 		r(del, "/orgs/{org}/roles/{id}", wr("members"), deleted(s.svc.DeleteRole)),
 
 		r(get, "/orgs/{org}/keys", rd("keys"), listed(s.svc.ListKeys)),
-		r(post, "/orgs/{org}/keys", wr("keys"), s.createKey),
+		r(post, "/orgs/{org}/keys", wr("keys"), createdBy(s.svc.CreateKey)),
 		r(post, "/orgs/{org}/keys/{id}/rotate", wr("keys"), s.rotateKey),
 		r(del, "/orgs/{org}/keys/{id}", wr("keys"), s.deleteKey),
 
@@ -125,7 +125,7 @@ func (s *Server) routes() []*route {
 		r(post, "/orgs/{org}/connections/actions/fields", rd("connections"), s.actionFields),
 
 		r(get, "/orgs/{org}/inbox", rd("inbox"), s.inbox),
-		r(post, "/orgs/{org}/chats", wr("inbox"), s.createChat),
+		r(post, "/orgs/{org}/chats", wr("inbox"), createdBy(s.svc.CreateChat)),
 		r(get, "/orgs/{org}/chats/{id}", rd("inbox"), byID(s.svc.GetChat)),
 		r(patch, "/orgs/{org}/chats/{id}", wr("inbox"), updated(s.svc.UpdateChat)),
 		r(del, "/orgs/{org}/chats/{id}", wr("inbox"), deleted(s.svc.DeleteChat)),
@@ -133,7 +133,7 @@ func (s *Server) routes() []*route {
 		r(get, "/orgs/{org}/chats/{id}/messages", rd("inbox"), s.listMessages),
 		r(post, "/orgs/{org}/chats/{id}/messages", wr("inbox"), s.createMessage),
 		r(patch, "/orgs/{org}/chats/{id}/messages/{message_id}", wr("inbox"), s.patchMessage),
-		r(post, "/orgs/{org}/chats/{id}/events", wr("inbox"), s.chatEvent),
+		r(post, "/orgs/{org}/chats/{id}/events", wr("inbox"), updatedBy(s.svc.ChatEvent)),
 		r(post, "/orgs/{org}/chats/{id}/cancel", wr("inbox"), s.cancelRun),
 		r(put, "/orgs/{org}/chats/{id}/messages/{message_id}/reaction", wr("inbox"), s.setReaction),
 		r(del, "/orgs/{org}/chats/{id}/messages/{message_id}/reaction", wr("inbox"), s.deleteReaction),

@@ -130,13 +130,9 @@ func (t *Tx) ListDeliveries(orgID, webhookID, status string, p app.Page) ([]app.
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := t.query(`SELECT `+deliveryColumns+` FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+	out, err := queryAll(t, scanDelivery, `SELECT `+deliveryColumns+` FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
 		WHERE `+where+` ORDER BY d.created_at DESC, d.id DESC LIMIT ?4 OFFSET ?5`,
 		orgID, webhookID, status, p.Take, p.Offset())
-	if err != nil {
-		return nil, 0, err
-	}
-	out, err := collect(rows, scanDelivery)
 	if err != nil {
 		return nil, 0, err
 	}

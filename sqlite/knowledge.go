@@ -26,12 +26,7 @@ func scanKnowledge(r rowScanner) (app.KnowledgeContent, error) {
 }
 
 func (t *Tx) loadKnowledge(query string, args ...any) ([]app.KnowledgeContent, error) {
-	rows, err := t.query(query, args...)
-	if err != nil {
-		return nil, err
-	}
-	out, err := collect(rows, scanKnowledge)
-	return out, err
+	return queryAll(t, scanKnowledge, query, args...)
 }
 
 // CreateKnowledge inserts a content and, for a FILE, its bytes.

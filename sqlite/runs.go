@@ -17,11 +17,7 @@ func scanRun(r rowScanner) (app.Run, error) {
 }
 
 func (t *Tx) loadRuns(query string, args ...any) ([]app.Run, error) {
-	rows, err := t.query(query, args...)
-	if err != nil {
-		return nil, err
-	}
-	return collect(rows, scanRun)
+	return queryAll(t, scanRun, query, args...)
 }
 
 // ScheduleRun inserts the chat's waiting run, or moves the one already waiting to r.DueAt;

@@ -86,10 +86,6 @@ func (t *Tx) missing(table, orgID string, ids []string) ([]string, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := t.query(`SELECT DISTINCT j.value FROM json_each(?) j
+	return queryAll(t, scanString, `SELECT DISTINCT j.value FROM json_each(?) j
 		WHERE NOT EXISTS (SELECT 1 FROM `+table+` x WHERE x.id = j.value AND x.org_id = ?)`, jsonText(ids), orgID)
-	if err != nil {
-		return nil, err
-	}
-	return collect(rows, scanString)
 }

@@ -34,6 +34,15 @@ func collect[T any](rows *sql.Rows, scan func(rowScanner) (T, error)) ([]T, erro
 	return out, nil
 }
 
+// queryAll runs query and collects its rows with scan.
+func queryAll[T any](t *Tx, scan func(rowScanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := t.query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, scan)
+}
+
 // listPage reads one page of a list and how many rows match in all: count is the list's
 // COUNT(*) query and list its page's query, which takes the same args and then the page's
 // LIMIT and OFFSET.
@@ -42,11 +51,7 @@ func listPage[T any](t *Tx, scan func(rowScanner) (T, error), p app.Page, count,
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := t.query(list, append(args[:len(args):len(args)], p.Take, p.Offset())...)
-	if err != nil {
-		return nil, 0, err
-	}
-	out, err := collect(rows, scan)
+	out, err := queryAll(t, scan, list, append(args[:len(args):len(args)], p.Take, p.Offset())...)
 	return out, total, err
 }
 

@@ -9,7 +9,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -109,25 +108,6 @@ func (s *serveProc) stop() int { return s.signal(syscall.SIGTERM) }
 
 var bannerTokenRE = regexp.MustCompile(`sk_[0-9A-Za-z]{43}`)
 
-func getWithToken(t *testing.T, client *http.Client, url, token string) (int, map[string]any) {
-	t.Helper()
-	req, err := http.NewRequest("GET", url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var m map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&m)
-	return res.StatusCode, m
-}
-
 // TestServeBootstrapOnce: the first start prints one admin token in a banner (never through
 // the logger), the second start none; SIGTERM exits 0.
 func TestServeBootstrapOnce(t *testing.T) {
@@ -155,7 +135,7 @@ func TestServeBootstrapOnce(t *testing.T) {
 	if !strings.Contains(s.log(), "http://"+s.addr+"/orgs/c") {
 		t.Errorf("the banner's example does not name the bound address %s:\n%s", s.addr, s.log())
 	}
-	status, org := getWithToken(t, http.DefaultClient, "http://"+s.addr+"/orgs/c", token)
+	status, org := call(t, "GET", "http://"+s.addr+"/orgs/c", token, nil)
 	if status != 200 || org["name"] != "Default" {
 		t.Fatalf("GET /orgs/c: %d %v", status, org)
 	}
@@ -173,7 +153,7 @@ func TestServeBootstrapOnce(t *testing.T) {
 	if strings.Contains(again.log(), "sk_") || strings.Contains(again.log(), "First start") {
 		t.Errorf("second start shows a token:\n%s", again.log())
 	}
-	if status, _ := getWithToken(t, http.DefaultClient, "http://"+again.addr+"/orgs/c", token); status != 200 {
+	if status, _ := call(t, "GET", "http://"+again.addr+"/orgs/c", token, nil); status != 200 {
 		t.Errorf("the first token after a restart: %d", status)
 	}
 	if code := again.stop(); code != 0 {
@@ -287,7 +267,7 @@ func TestServeHTTPS(t *testing.T) {
 		t.Errorf("the banner should show an https address:\n%s", s.log())
 	}
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	status, body := getWithToken(t, client, "https://"+s.addr+"/healthz", "")
+	status, body := callWith(t, client, "GET", "https://"+s.addr+"/healthz", "", nil)
 	if status != 200 || body["status"] != "ok" {
 		t.Fatalf("GET /healthz over TLS: %d %v", status, body)
 	}

@@ -210,11 +210,7 @@ func (s *Service) ListAssistants(ctx context.Context, orgID, search string, pg P
 	if validateSearch(p, search, false); len(p) > 0 {
 		return l, p.Err()
 	}
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		l.Items, l.Total, err = tx.ListAssistants(orgID, search, pg)
-		return err
-	})
-	return l, err
+	return readPage(ctx, s.Store, func(tx Tx) ([]Assistant, int, error) { return tx.ListAssistants(orgID, search, pg) })
 }
 
 // UpdateAssistant applies a PATCH.

@@ -175,19 +175,11 @@ func orEmpty(xs []string) []string {
 }
 
 // GetBroadcast reads a broadcast with its counts.
-func (s *Service) GetBroadcast(ctx context.Context, orgID, id string) (b Broadcast, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		b, err = tx.GetBroadcast(orgID, id)
-		return err
-	})
-	return b, err
+func (s *Service) GetBroadcast(ctx context.Context, orgID, id string) (Broadcast, error) {
+	return readOne(ctx, s.Store, func(tx Tx) (Broadcast, error) { return tx.GetBroadcast(orgID, id) })
 }
 
 // ListBroadcasts lists broadcasts, newest first.
-func (s *Service) ListBroadcasts(ctx context.Context, orgID string, pg Page) (l List[Broadcast], err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		l.Items, l.Total, err = tx.ListBroadcasts(orgID, pg)
-		return err
-	})
-	return l, err
+func (s *Service) ListBroadcasts(ctx context.Context, orgID string, pg Page) (List[Broadcast], error) {
+	return readPage(ctx, s.Store, func(tx Tx) ([]Broadcast, int, error) { return tx.ListBroadcasts(orgID, pg) })
 }

@@ -138,12 +138,8 @@ func appendAudio(m *Message, a Audio) {
 }
 
 // GetFile reads a stored file with its bytes.
-func (s *Service) GetFile(ctx context.Context, orgID, chatID, id string) (f ChatFile, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		f, err = tx.GetFile(orgID, chatID, id)
-		return err
-	})
-	return f, err
+func (s *Service) GetFile(ctx context.Context, orgID, chatID, id string) (ChatFile, error) {
+	return readOne(ctx, s.Store, func(tx Tx) (ChatFile, error) { return tx.GetFile(orgID, chatID, id) })
 }
 
 // ListFiles is the spec's Query chat files.

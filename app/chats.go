@@ -306,12 +306,8 @@ func chatChannel(tx Tx, orgID string, in ChatInput) (Channel, error) {
 }
 
 // GetChat reads a chat.
-func (s *Service) GetChat(ctx context.Context, orgID, id string) (c Chat, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		c, err = tx.GetChat(orgID, id)
-		return err
-	})
-	return c, err
+func (s *Service) GetChat(ctx context.Context, orgID, id string) (Chat, error) {
+	return readOne(ctx, s.Store, func(tx Tx) (Chat, error) { return tx.GetChat(orgID, id) })
 }
 
 // DeleteChat removes a chat with its messages and files.

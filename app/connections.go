@@ -87,12 +87,8 @@ func secretKeys(m map[string]string) []string {
 }
 
 // GetConnection reads a connection (secret names only).
-func (s *Service) GetConnection(ctx context.Context, orgID, id string) (c Connection, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		c, err = tx.GetConnection(orgID, id)
-		return err
-	})
-	return c, err
+func (s *Service) GetConnection(ctx context.Context, orgID, id string) (Connection, error) {
+	return readOne(ctx, s.Store, func(tx Tx) (Connection, error) { return tx.GetConnection(orgID, id) })
 }
 
 // ListConnections lists connections by name, optionally of one type.
@@ -100,11 +96,7 @@ func (s *Service) ListConnections(ctx context.Context, orgID, typ string, pg Pag
 	if typ != "" && !slices.Contains(ConnectionTypes, typ) {
 		return l, Invalid("type", "must be a connection type")
 	}
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		l.Items, l.Total, err = tx.ListConnections(orgID, typ, pg)
-		return err
-	})
-	return l, err
+	return readPage(ctx, s.Store, func(tx Tx) ([]Connection, int, error) { return tx.ListConnections(orgID, typ, pg) })
 }
 
 // DeleteConnection removes a connection.

@@ -225,12 +225,8 @@ func (s *Service) AddChannel(ctx context.Context, orgID, contactID string, in Ch
 }
 
 // GetContact reads a contact with its channels and segments.
-func (s *Service) GetContact(ctx context.Context, orgID, id string) (c Contact, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		c, err = tx.GetContact(orgID, id)
-		return err
-	})
-	return c, err
+func (s *Service) GetContact(ctx context.Context, orgID, id string) (Contact, error) {
+	return readOne(ctx, s.Store, func(tx Tx) (Contact, error) { return tx.GetContact(orgID, id) })
 }
 
 // ListContacts lists contacts, oldest first.
@@ -239,11 +235,7 @@ func (s *Service) ListContacts(ctx context.Context, orgID string, f ContactFilte
 	if validateSearch(p, f.Search, false); len(p) > 0 {
 		return l, p.Err()
 	}
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		l.Items, l.Total, err = tx.ListContacts(orgID, f, pg)
-		return err
-	})
-	return l, err
+	return readPage(ctx, s.Store, func(tx Tx) ([]Contact, int, error) { return tx.ListContacts(orgID, f, pg) })
 }
 
 // DeleteContact removes a contact with its channels, notes, memories and memberships.

@@ -119,21 +119,13 @@ func (s *Service) CreateDomain(ctx context.Context, orgID string, in DomainInput
 }
 
 // GetDomain reads a domain.
-func (s *Service) GetDomain(ctx context.Context, orgID, id string) (d Domain, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		d, err = tx.GetDomain(orgID, id)
-		return err
-	})
-	return d, err
+func (s *Service) GetDomain(ctx context.Context, orgID, id string) (Domain, error) {
+	return readOne(ctx, s.Store, func(tx Tx) (Domain, error) { return tx.GetDomain(orgID, id) })
 }
 
 // ListDomains lists domains by name.
-func (s *Service) ListDomains(ctx context.Context, orgID string, pg Page) (l List[Domain], err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		l.Items, l.Total, err = tx.ListDomains(orgID, pg)
-		return err
-	})
-	return l, err
+func (s *Service) ListDomains(ctx context.Context, orgID string, pg Page) (List[Domain], error) {
+	return readPage(ctx, s.Store, func(tx Tx) ([]Domain, int, error) { return tx.ListDomains(orgID, pg) })
 }
 
 // DeleteDomain removes a domain; identities on it go with it.

@@ -111,21 +111,13 @@ func (s *Service) CreateIdentity(ctx context.Context, orgID string, in IdentityI
 }
 
 // GetIdentity reads an identity.
-func (s *Service) GetIdentity(ctx context.Context, orgID, id string) (e EmailIdentity, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		e, err = tx.GetIdentity(orgID, id)
-		return err
-	})
-	return e, err
+func (s *Service) GetIdentity(ctx context.Context, orgID, id string) (EmailIdentity, error) {
+	return readOne(ctx, s.Store, func(tx Tx) (EmailIdentity, error) { return tx.GetIdentity(orgID, id) })
 }
 
 // ListIdentities lists identities, the default first.
-func (s *Service) ListIdentities(ctx context.Context, orgID string, pg Page) (l List[EmailIdentity], err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		l.Items, l.Total, err = tx.ListIdentities(orgID, pg)
-		return err
-	})
-	return l, err
+func (s *Service) ListIdentities(ctx context.Context, orgID string, pg Page) (List[EmailIdentity], error) {
+	return readPage(ctx, s.Store, func(tx Tx) ([]EmailIdentity, int, error) { return tx.ListIdentities(orgID, pg) })
 }
 
 // DeleteIdentity removes an identity.

@@ -147,12 +147,8 @@ func insertKey(tx Tx, orgID, memberID, name string, now Time) (NewKey, error) {
 }
 
 // ListKeys lists an organization's keys (previews only).
-func (s *Service) ListKeys(ctx context.Context, orgID string, pg Page) (l List[APIKey], err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		l.Items, l.Total, err = tx.ListKeys(orgID, pg)
-		return err
-	})
-	return l, err
+func (s *Service) ListKeys(ctx context.Context, orgID string, pg Page) (List[APIKey], error) {
+	return readPage(ctx, s.Store, func(tx Tx) ([]APIKey, int, error) { return tx.ListKeys(orgID, pg) })
 }
 
 // ownKeyOrAdmin lets a caller manage its member's own keys, or anyone's with members:write.

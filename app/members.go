@@ -98,21 +98,13 @@ func (s *Service) CreateMember(ctx context.Context, c Caller, in MemberInput) (M
 }
 
 // GetMember reads one member of the organization.
-func (s *Service) GetMember(ctx context.Context, orgID, id string) (m Member, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		m, err = tx.GetMember(orgID, id)
-		return err
-	})
-	return m, err
+func (s *Service) GetMember(ctx context.Context, orgID, id string) (Member, error) {
+	return readOne(ctx, s.Store, func(tx Tx) (Member, error) { return tx.GetMember(orgID, id) })
 }
 
 // ListMembers lists an organization's members.
-func (s *Service) ListMembers(ctx context.Context, orgID string, pg Page) (l List[Member], err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		l.Items, l.Total, err = tx.ListMembers(orgID, pg)
-		return err
-	})
-	return l, err
+func (s *Service) ListMembers(ctx context.Context, orgID string, pg Page) (List[Member], error) {
+	return readPage(ctx, s.Store, func(tx Tx) ([]Member, int, error) { return tx.ListMembers(orgID, pg) })
 }
 
 // UpdateMember changes a member; the last ADMIN cannot lose the role, and a role change

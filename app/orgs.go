@@ -135,12 +135,8 @@ func (s *Service) CreateOrg(ctx context.Context, in OrgInput, parentID string) (
 }
 
 // GetOrg reads one organization.
-func (s *Service) GetOrg(ctx context.Context, id string) (org Org, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		org, err = tx.GetOrg(id)
-		return err
-	})
-	return org, err
+func (s *Service) GetOrg(ctx context.Context, id string) (Org, error) {
+	return readOne(ctx, s.Store, func(tx Tx) (Org, error) { return tx.GetOrg(id) })
 }
 
 // UpdateOrg applies a PATCH /orgs/{org}.
@@ -179,21 +175,13 @@ func (s *Service) UpdateOrg(ctx context.Context, id string, in OrgPatch) (org Or
 }
 
 // ListSubOrgs lists the direct children of an organization.
-func (s *Service) ListSubOrgs(ctx context.Context, parentID string, pg Page) (l List[Org], err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		l.Items, l.Total, err = tx.ListSubOrgs(parentID, pg)
-		return err
-	})
-	return l, err
+func (s *Service) ListSubOrgs(ctx context.Context, parentID string, pg Page) (List[Org], error) {
+	return readPage(ctx, s.Store, func(tx Tx) ([]Org, int, error) { return tx.ListSubOrgs(parentID, pg) })
 }
 
 // ListOrgs lists every organization (CLI).
-func (s *Service) ListOrgs(ctx context.Context) (orgs []Org, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		orgs, err = tx.ListOrgs()
-		return err
-	})
-	return orgs, err
+func (s *Service) ListOrgs(ctx context.Context) ([]Org, error) {
+	return readOne(ctx, s.Store, func(tx Tx) ([]Org, error) { return tx.ListOrgs() })
 }
 
 // SetBalance sets an organization's balance (CLI). Webhook deliveries pause at 0 or less.

@@ -78,21 +78,13 @@ func (s *Service) CreateRole(ctx context.Context, c Caller, in RoleInput) (Role,
 }
 
 // GetRole reads one custom role.
-func (s *Service) GetRole(ctx context.Context, orgID, id string) (r Role, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		r, err = tx.GetRole(orgID, id)
-		return err
-	})
-	return r, err
+func (s *Service) GetRole(ctx context.Context, orgID, id string) (Role, error) {
+	return readOne(ctx, s.Store, func(tx Tx) (Role, error) { return tx.GetRole(orgID, id) })
 }
 
 // ListRoles lists the custom roles of an organization.
-func (s *Service) ListRoles(ctx context.Context, orgID string, pg Page) (l List[Role], err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		l.Items, l.Total, err = tx.ListRoles(orgID, pg)
-		return err
-	})
-	return l, err
+func (s *Service) ListRoles(ctx context.Context, orgID string, pg Page) (List[Role], error) {
+	return readPage(ctx, s.Store, func(tx Tx) ([]Role, int, error) { return tx.ListRoles(orgID, pg) })
 }
 
 // UpdateRole changes a role; members holding it get the new permissions on their next request.

@@ -90,21 +90,13 @@ func (s *Service) CreateSegment(ctx context.Context, orgID string, in SegmentInp
 }
 
 // GetSegment reads a segment with its live contact count.
-func (s *Service) GetSegment(ctx context.Context, orgID, id string) (seg Segment, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		seg, err = tx.GetSegment(orgID, id)
-		return err
-	})
-	return seg, err
+func (s *Service) GetSegment(ctx context.Context, orgID, id string) (Segment, error) {
+	return readOne(ctx, s.Store, func(tx Tx) (Segment, error) { return tx.GetSegment(orgID, id) })
 }
 
 // ListSegments lists segments by name.
-func (s *Service) ListSegments(ctx context.Context, orgID string, pg Page) (l List[Segment], err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		l.Items, l.Total, err = tx.ListSegments(orgID, pg)
-		return err
-	})
-	return l, err
+func (s *Service) ListSegments(ctx context.Context, orgID string, pg Page) (List[Segment], error) {
+	return readPage(ctx, s.Store, func(tx Tx) ([]Segment, int, error) { return tx.ListSegments(orgID, pg) })
 }
 
 // UpdateSegment renames or recolors a segment.

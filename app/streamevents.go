@@ -142,10 +142,6 @@ func (s *Service) PurgeStreamEvents(ctx context.Context) (n int, err error) {
 
 // StreamEventsAfter reads a stream's backlog: up to limit events with seq > after, of a chat
 // when chatID is set.
-func (s *Service) StreamEventsAfter(ctx context.Context, orgID, chatID string, after int64, limit int) (es []StreamEvent, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		es, err = tx.StreamEventsAfter(orgID, chatID, after, limit)
-		return err
-	})
-	return es, err
+func (s *Service) StreamEventsAfter(ctx context.Context, orgID, chatID string, after int64, limit int) ([]StreamEvent, error) {
+	return readOne(ctx, s.Store, func(tx Tx) ([]StreamEvent, error) { return tx.StreamEventsAfter(orgID, chatID, after, limit) })
 }

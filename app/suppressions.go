@@ -63,11 +63,7 @@ func (s *Service) ListSuppressions(ctx context.Context, orgID, search string, pg
 	if validateSearch(p, search, false); len(p) > 0 {
 		return l, p.Err()
 	}
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		l.Items, l.Total, err = tx.ListSuppressions(orgID, search, pg)
-		return err
-	})
-	return l, err
+	return readPage(ctx, s.Store, func(tx Tx) ([]Suppression, int, error) { return tx.ListSuppressions(orgID, search, pg) })
 }
 
 // DeleteSuppression lets an address receive mail again.

@@ -163,9 +163,5 @@ func (s *Service) UsageReport(ctx context.Context, orgID string, q UsageQuery, p
 	if err := s.validateUsageQuery(&q); err != nil {
 		return l, err
 	}
-	err = s.Store.Read(ctx, func(tx Tx) error {
-		l.Items, l.Total, err = tx.UsageReport(orgID, q, pg)
-		return err
-	})
-	return l, err
+	return readPage(ctx, s.Store, func(tx Tx) ([]UsageRow, int, error) { return tx.UsageReport(orgID, q, pg) })
 }

@@ -29,18 +29,13 @@ func orgsCmd(e *env) *cobra.Command {
 	var name, parent string
 	create := &cobra.Command{
 		Use: "create", Short: "Create an organization; prints its id", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			svc, done, err := e.service(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: e.withService(func(cmd *cobra.Command, _ []string, svc *app.Service) error {
 			org, err := svc.CreateOrg(cmd.Context(), app.OrgInput{Name: name}, parent)
 			if err != nil {
 				return err
 			}
 			return e.print(org, org.ID+"\n")
-		},
+		}),
 	}
 	create.Flags().StringVar(&name, "name", "", "organization name (required)")
 	create.Flags().StringVar(&parent, "parent", "", "parent organization id, for a sub-organization")
@@ -48,12 +43,7 @@ func orgsCmd(e *env) *cobra.Command {
 
 	list := &cobra.Command{
 		Use: "list", Short: "List organizations", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			svc, done, err := e.service(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: e.withService(func(cmd *cobra.Command, _ []string, svc *app.Service) error {
 			orgs, err := svc.ListOrgs(cmd.Context())
 			if err != nil {
 				return err
@@ -67,25 +57,20 @@ func orgsCmd(e *env) *cobra.Command {
 				rows = append(rows, []string{o.ID, o.Name, parent, o.Plan, strconv.FormatFloat(o.Balance, 'f', -1, 64), o.CreatedAt.String()})
 			}
 			return e.print(orgs, table(rows))
-		},
+		}),
 	}
 
 	var amount float64
 	balance := &cobra.Command{
 		Use: "balance ORG_ID --set AMOUNT", Short: "Set an organization's balance (0 or less pauses webhook deliveries)",
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, done, err := e.service(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: e.withService(func(cmd *cobra.Command, args []string, svc *app.Service) error {
 			org, err := svc.SetBalance(cmd.Context(), args[0], amount)
 			if err != nil {
 				return err
 			}
 			return e.print(org, fmt.Sprintf("%s balance %s\n", org.ID, strconv.FormatFloat(org.Balance, 'f', -1, 64)))
-		},
+		}),
 	}
 	balance.Flags().Float64Var(&amount, "set", 0, "new balance (required)")
 	_ = balance.MarkFlagRequired("set")
@@ -100,19 +85,14 @@ func keysCmd(e *env) *cobra.Command {
 		Use: "create", Short: "Create an API key; prints the token once", Args: cobra.NoArgs,
 		Long: "Without --org on an empty database this creates the Default organization and its ADMIN owner.\n" +
 			"Without --member the key acts as the organization's owner (its first ADMIN, made if missing).",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			svc, done, err := e.service(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: e.withService(func(cmd *cobra.Command, _ []string, svc *app.Service) error {
 			k, err := svc.CreateKeyAsOperator(cmd.Context(), org, member, name)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintln(e.stderr, "This token is shown once; store it now.")
 			return e.print(k, k.Token+"\n")
-		},
+		}),
 	}
 	create.Flags().StringVar(&name, "name", "", "key name (required)")
 	create.Flags().StringVar(&org, "org", "", "organization id")
@@ -122,12 +102,7 @@ func keysCmd(e *env) *cobra.Command {
 	var listOrg string
 	list := &cobra.Command{
 		Use: "list", Short: "List API keys (previews only)", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			svc, done, err := e.service(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: e.withService(func(cmd *cobra.Command, _ []string, svc *app.Service) error {
 			var keys []app.APIKey
 			for page := 1; ; page++ {
 				l, err := svc.ListKeys(cmd.Context(), listOrg, app.Page{Page: page, Take: app.MaxTake})
@@ -147,39 +122,29 @@ func keysCmd(e *env) *cobra.Command {
 				keys = []app.APIKey{}
 			}
 			return e.print(keys, table(rows))
-		},
+		}),
 	}
 	list.Flags().StringVar(&listOrg, "org", "", "only this organization's keys")
 
 	rotate := &cobra.Command{
 		Use: "rotate KEY_ID", Short: "Issue a new token for a key; the old one stops working at once", Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, done, err := e.service(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: e.withService(func(cmd *cobra.Command, args []string, svc *app.Service) error {
 			k, err := svc.RotateKey(cmd.Context(), nil, "", args[0])
 			if err != nil {
 				return err
 			}
 			fmt.Fprintln(e.stderr, "This token is shown once; store it now.")
 			return e.print(k, k.Token+"\n")
-		},
+		}),
 	}
 	del := &cobra.Command{
 		Use: "delete KEY_ID", Short: "Revoke a key at once", Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, done, err := e.service(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: e.withService(func(cmd *cobra.Command, args []string, svc *app.Service) error {
 			if err := svc.DeleteKey(cmd.Context(), nil, "", args[0]); err != nil {
 				return err
 			}
 			return e.print(map[string]string{"deleted": args[0]}, "deleted "+args[0]+"\n")
-		},
+		}),
 	}
 	cmd.AddCommand(create, list, rotate, del)
 	return cmd
@@ -207,27 +172,17 @@ func migrateCmd(e *env) *cobra.Command {
 	}
 	down := &cobra.Command{
 		Use: "down", Short: "Roll back the newest migration", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := sqlite.Open(e.cfg.DB.Path)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: e.onDatabase(func(cmd *cobra.Command, db *sqlite.DB) error {
 			r, err := db.MigrateDown(cmd.Context())
 			if err != nil {
 				return err
 			}
 			return e.print(r, fmt.Sprintf("rolled back %s\n", r.Name))
-		},
+		}),
 	}
 	status := &cobra.Command{
 		Use: "status", Short: "List migrations and whether each is applied", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := sqlite.Open(e.cfg.DB.Path)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: e.onDatabase(func(cmd *cobra.Command, db *sqlite.DB) error {
 			st, err := db.MigrationsStatus(cmd.Context())
 			if err != nil {
 				return err
@@ -241,10 +196,23 @@ func migrateCmd(e *env) *cobra.Command {
 				rows = append(rows, []string{strconv.FormatInt(s.Version, 10), s.Name, state, s.AppliedAt})
 			}
 			return e.print(st, table(rows))
-		},
+		}),
 	}
 	cmd.AddCommand(up, down, status)
 	return cmd
+}
+
+// onDatabase is the RunE of a command on the database file as it is (no migration applied
+// first, unlike the runtime's open): fn runs with it open, closed once fn returns.
+func (e *env) onDatabase(fn func(cmd *cobra.Command, db *sqlite.DB) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		db, err := sqlite.Open(e.cfg.DB.Path)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return fn(cmd, db)
+	}
 }
 
 func backupCmd(e *env) *cobra.Command {

@@ -18,6 +18,12 @@ import (
 // call sends a JSON request with token and answers the status and decoded object.
 func call(t *testing.T, method, url, token string, body any) (int, map[string]any) {
 	t.Helper()
+	return callWith(t, http.DefaultClient, method, url, token, body)
+}
+
+// callWith is call through client; an empty token sends no Authorization header.
+func callWith(t *testing.T, client *http.Client, method, url, token string, body any) (int, map[string]any) {
+	t.Helper()
 	var rd io.Reader
 	if body != nil {
 		data, err := json.Marshal(body)
@@ -30,9 +36,11 @@ func call(t *testing.T, method, url, token string, body any) (int, map[string]an
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
+	res, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

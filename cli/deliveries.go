@@ -15,12 +15,7 @@ func deliveriesCmd(e *env) *cobra.Command {
 	var take int
 	list := &cobra.Command{
 		Use: "list", Short: "List webhook deliveries, newest first", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			svc, done, err := e.service(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: e.withService(func(cmd *cobra.Command, _ []string, svc *app.Service) error {
 			l, err := svc.ListDeliveries(cmd.Context(), "", webhookID, status, app.Page{Page: 1, Take: take})
 			if err != nil {
 				return err
@@ -35,7 +30,7 @@ func deliveriesCmd(e *env) *cobra.Command {
 				text += fmt.Sprintf("(%d of %d shown; use --take)\n", len(l.Items), l.Total)
 			}
 			return e.print(l.Items, text)
-		},
+		}),
 	}
 	list.Flags().StringVar(&webhookID, "webhook", "", "only this endpoint's deliveries")
 	list.Flags().StringVar(&status, "status", "", "PENDING, SUCCEEDED or FAILED")
@@ -43,18 +38,13 @@ func deliveriesCmd(e *env) *cobra.Command {
 
 	replay := &cobra.Command{
 		Use: "replay DELIVERY_ID", Short: "Queue a delivery's event again (same event id, new delivery)", Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, done, err := e.service(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: e.withService(func(cmd *cobra.Command, args []string, svc *app.Service) error {
 			d, err := svc.ReplayDelivery(cmd.Context(), "", "", args[0])
 			if err != nil {
 				return err
 			}
 			return e.print(d, fmt.Sprintf("queued %s (event %s) for %s\n", d.ID, d.EventID, d.WebhookID))
-		},
+		}),
 	}
 	cmd.AddCommand(list, replay)
 	return cmd

@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"path/filepath"
@@ -73,32 +72,11 @@ func deliveriesFixture(t *testing.T) (db string, w app.Webhook, failed, succeede
 	return db, w, failed, succeeded
 }
 
-// appCmd runs the command line in-process on db.
-func appCmd(t *testing.T, db string, args ...string) (string, string, error) {
-	t.Helper()
-	cmd := cli.NewRootCmd()
-	var out, errOut bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	cmd.SetArgs(append([]string{"--db", db}, args...))
-	err := cmd.ExecuteContext(context.Background())
-	return out.String(), errOut.String(), err
-}
-
-func appCmdOK(t *testing.T, db string, args ...string) string {
-	t.Helper()
-	out, errOut, err := appCmd(t, db, args...)
-	if err != nil {
-		t.Fatalf("app %s: %v\nstderr: %s", strings.Join(args, " "), err, errOut)
-	}
-	return out
-}
-
 func TestDeliveriesListAndReplay(t *testing.T) {
 	db, w, failed, succeeded := deliveriesFixture(t)
 
 	var all []app.Delivery
-	if err := json.Unmarshal([]byte(appCmdOK(t, db, "deliveries", "list", "--json")), &all); err != nil {
+	if err := json.Unmarshal([]byte(mustCLI(t, db, "deliveries", "list", "--json")), &all); err != nil {
 		t.Fatal(err)
 	}
 	if len(all) != 2 {
@@ -116,30 +94,30 @@ func TestDeliveriesListAndReplay(t *testing.T) {
 		t.Fatalf("succeeded delivery in --json: %+v", byID[succeeded.ID])
 	}
 
-	text := appCmdOK(t, db, "deliveries", "list", "--status", "FAILED")
+	text := mustCLI(t, db, "deliveries", "list", "--status", "FAILED")
 	if !strings.Contains(text, failed.ID) || strings.Contains(text, succeeded.ID) || !strings.Contains(text, "FAILED") ||
 		!strings.Contains(text, "STATUS") {
 		t.Fatalf("deliveries list --status FAILED printed:\n%s", text)
 	}
 	var onlyFailed []app.Delivery
-	if err := json.Unmarshal([]byte(appCmdOK(t, db, "deliveries", "list", "--status", "FAILED", "--json")), &onlyFailed); err != nil {
+	if err := json.Unmarshal([]byte(mustCLI(t, db, "deliveries", "list", "--status", "FAILED", "--json")), &onlyFailed); err != nil {
 		t.Fatal(err)
 	}
 	if len(onlyFailed) != 1 || onlyFailed[0].ID != failed.ID {
 		t.Fatalf("--status FAILED --json: %+v", onlyFailed)
 	}
-	if text := appCmdOK(t, db, "deliveries", "list", "--webhook", "wh_other"); strings.Contains(text, failed.ID) {
+	if text := mustCLI(t, db, "deliveries", "list", "--webhook", "wh_other"); strings.Contains(text, failed.ID) {
 		t.Fatalf("--webhook of another endpoint listed %s", failed.ID)
 	}
-	if _, errOut, err := appCmd(t, db, "deliveries", "list", "--status", "DONE"); err == nil || !strings.Contains(errOut, "status") {
+	if _, errOut, err := runCLI(t, db, "deliveries", "list", "--status", "DONE"); err == nil || !strings.Contains(errOut, "status") {
 		t.Fatalf("bad --status: err %v, stderr %q", err, errOut)
 	}
 
-	out := appCmdOK(t, db, "deliveries", "replay", failed.ID)
+	out := mustCLI(t, db, "deliveries", "replay", failed.ID)
 	if !strings.Contains(out, failed.EventID) {
 		t.Fatalf("replay printed %q", out)
 	}
-	if _, errOut, err := appCmd(t, db, "deliveries", "replay", "dlv_nope"); err == nil || !strings.Contains(errOut, "not found") {
+	if _, errOut, err := runCLI(t, db, "deliveries", "replay", "dlv_nope"); err == nil || !strings.Contains(errOut, "not found") {
 		t.Fatalf("replay of an unknown delivery: err %v, stderr %q", err, errOut)
 	}
 
@@ -176,7 +154,7 @@ func TestDeliveriesListAndReplay(t *testing.T) {
 	// --json answers the new delivery.
 	rt.Close()
 	var again app.Delivery
-	if err := json.Unmarshal([]byte(appCmdOK(t, db, "deliveries", "replay", succeeded.ID, "--json")), &again); err != nil {
+	if err := json.Unmarshal([]byte(mustCLI(t, db, "deliveries", "replay", succeeded.ID, "--json")), &again); err != nil {
 		t.Fatal(err)
 	}
 	if again.EventID != succeeded.EventID || again.Status != app.DeliveryPending || again.ID == succeeded.ID {

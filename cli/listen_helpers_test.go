@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -12,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -93,15 +91,10 @@ func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) 
 	}
 }
 
-// listenProc is one `app listen` process.
+// listenProc is one `app listen` process; its stdout is kept line by line.
 type listenProc struct {
-	t      *testing.T
-	cmd    *exec.Cmd
-	mu     sync.Mutex
+	proc
 	stdout []string
-	stderr bytes.Buffer
-	done   chan struct{}
-	err    error
 }
 
 var secretRE = regexp.MustCompile(`whsec_[0-9A-Za-z]{43}`)
@@ -121,7 +114,7 @@ func startListen(t *testing.T, env []string, args ...string) (*listenProc, strin
 		}
 		select {
 		case <-p.done:
-			t.Fatalf("listen exited early: %v\n%s", p.err, p.errText())
+			t.Fatalf("listen exited early: %v\n%s", p.err, p.log())
 		default:
 		}
 		return false
@@ -131,40 +124,13 @@ func startListen(t *testing.T, env []string, args ...string) (*listenProc, strin
 
 func runListen(t *testing.T, env []string, args ...string) *listenProc {
 	t.Helper()
-	cmd := exec.Command(appBinary(t), append([]string{"listen"}, args...)...)
-	cmd.Dir = t.TempDir()
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "APP_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, env...)
-	p := &listenProc{t: t, cmd: cmd, done: make(chan struct{})}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmd := binCmd(t, t.TempDir(), env, append([]string{"listen"}, args...)...)
+	p := &listenProc{}
 	cmd.Stderr = syncWriter{&p.mu, &p.stderr}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			p.mu.Lock()
-			p.stdout = append(p.stdout, sc.Text())
-			p.mu.Unlock()
-		}
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			_ = cmd.Process.Kill()
-			<-p.done
-		}
+	p.start(t, "listen", cmd, cmd.StdoutPipe, func(line string) {
+		p.mu.Lock()
+		p.stdout = append(p.stdout, line)
+		p.mu.Unlock()
 	})
 	return p
 }
@@ -175,36 +141,8 @@ func (p *listenProc) lines() []string {
 	return append([]string(nil), p.stdout...)
 }
 
-func (p *listenProc) errText() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stderr.String()
-}
-
 // interrupt sends Ctrl-C and answers the exit code.
-func (p *listenProc) interrupt() int {
-	p.t.Helper()
-	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
-		p.t.Fatal(err)
-	}
-	return p.wait()
-}
-
-func (p *listenProc) wait() int {
-	p.t.Helper()
-	select {
-	case <-p.done:
-	case <-time.After(20 * time.Second):
-		p.t.Fatalf("listen did not exit:\n%s", p.errText())
-	}
-	if ee, ok := p.err.(*exec.ExitError); ok {
-		return ee.ExitCode()
-	}
-	if p.err != nil {
-		p.t.Fatal(p.err)
-	}
-	return 0
-}
+func (p *listenProc) interrupt() int { return p.signal(syscall.SIGINT) }
 
 type syncWriter struct {
 	mu *sync.Mutex

@@ -98,8 +98,8 @@ func TestListenForwardsSignedDeliveries(t *testing.T) {
 		}
 	}
 	checkLines(t, replay.lines(), want, "503")
-	if code := replay.interrupt(); code != 0 || !strings.Contains(replay.errText(), "listen: stopped") {
-		t.Fatalf("Ctrl-C: exit %d\n%s", code, replay.errText())
+	if code := replay.interrupt(); code != 0 || !strings.Contains(replay.log(), "listen: stopped") {
+		t.Fatalf("Ctrl-C: exit %d\n%s", code, replay.log())
 	}
 
 	// A server restart on the same file: changes made while listen reconnects arrive once.
@@ -121,12 +121,12 @@ func TestListenForwardsSignedDeliveries(t *testing.T) {
 		t.Errorf("--events session: %d deliveries after the restart, want 3", n)
 	}
 	checkJSONLines(t, blocked.lines(), blockedSecret, rcv.at("/blocked"))
-	if !strings.Contains(all.errText(), "connected again") {
-		t.Errorf("no reconnect reported:\n%s", all.errText())
+	if !strings.Contains(all.log(), "connected again") {
+		t.Errorf("no reconnect reported:\n%s", all.log())
 	}
 	for _, p := range []*listenProc{all, blocked} {
 		if code := p.interrupt(); code != 0 {
-			t.Errorf("Ctrl-C: exit %d\n%s", code, p.errText())
+			t.Errorf("Ctrl-C: exit %d\n%s", code, p.log())
 		}
 	}
 	if n := len(rcv.at("/all")); n != len(want) {
@@ -257,8 +257,8 @@ func TestListenRefusesBadFlags(t *testing.T) {
 		t.Fatalf("exit %d, want 1", code)
 	}
 	for _, field := range []string{"forward-to", "key", "timeout", "APP_API_KEY"} {
-		if !strings.Contains(p.errText(), field) {
-			t.Errorf("stderr does not name %s:\n%s", field, p.errText())
+		if !strings.Contains(p.log(), field) {
+			t.Errorf("stderr does not name %s:\n%s", field, p.log())
 		}
 	}
 
@@ -267,12 +267,12 @@ func TestListenRefusesBadFlags(t *testing.T) {
 	token := bannerTokenRE.FindString(srv.log())
 	p = runListen(t, []string{"APP_API_KEY=" + token}, "--forward-to", "http://127.0.0.1:1/hooks",
 		"--api", "http://"+srv.addr, "--events", "contact.blocked,no.such")
-	if code := p.wait(); code != 1 || !strings.Contains(p.errText(), `unknown event type "no.such"`) {
-		t.Fatalf("exit %d, want 1 naming the type:\n%s", code, p.errText())
+	if code := p.wait(); code != 1 || !strings.Contains(p.log(), `unknown event type "no.such"`) {
+		t.Fatalf("exit %d, want 1 naming the type:\n%s", code, p.log())
 	}
 	p = runListen(t, []string{"APP_API_KEY=sk_wrong"}, "--forward-to", "http://127.0.0.1:1/hooks", "--api", "http://"+srv.addr)
-	if code := p.wait(); code != 1 || !strings.Contains(p.errText(), "401") {
-		t.Fatalf("a bad key: exit %d, want 1 with the 401:\n%s", code, p.errText())
+	if code := p.wait(); code != 1 || !strings.Contains(p.log(), "401") {
+		t.Fatalf("a bad key: exit %d, want 1 with the 401:\n%s", code, p.log())
 	}
 }
 

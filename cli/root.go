@@ -146,6 +146,19 @@ func (e *env) service(ctx context.Context) (*app.Service, func(), error) {
 	return rt.Service, func() { rt.Close() }, nil
 }
 
+// withService is the RunE of an admin command that works through the service: fn runs with
+// the service wired as for service, closed once fn returns.
+func (e *env) withService(fn func(cmd *cobra.Command, args []string, svc *app.Service) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		svc, done, err := e.service(cmd.Context())
+		if err != nil {
+			return err
+		}
+		defer done()
+		return fn(cmd, args, svc)
+	}
+}
+
 // print writes v as JSON with --json, else the text for people.
 func (e *env) print(v any, text string) error {
 	if e.json {

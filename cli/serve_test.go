@@ -9,7 +9,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -65,15 +64,10 @@ func appBinary(t *testing.T) string {
 	return binPath
 }
 
-// server is one `app serve` process.
+// serveProc is one `app serve` process, listening on addr.
 type serveProc struct {
-	t      *testing.T
-	cmd    *exec.Cmd
-	addr   string
-	mu     sync.Mutex
-	stderr bytes.Buffer
-	done   chan struct{}
-	err    error
+	proc
+	addr string
 }
 
 var servingRE = regexp.MustCompile(`msg=serving addr=(\S+)`)
@@ -88,42 +82,15 @@ func startServe(t *testing.T, dir, db string, env ...string) *serveProc {
 // startServeAt is startServe on a chosen address (a restart that clients find again).
 func startServeAt(t *testing.T, dir, db, listenAddr string, env ...string) *serveProc {
 	t.Helper()
-	cmd := exec.Command(appBinary(t), "serve", "--addr", listenAddr, "--db", db)
-	cmd.Dir = dir
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "APP_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, env...)
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &serveProc{t: t, cmd: cmd, done: make(chan struct{})}
+	cmd := binCmd(t, dir, env, "serve", "--addr", listenAddr, "--db", db)
+	s := &serveProc{}
 	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pipe)
-		for sc.Scan() {
-			s.mu.Lock()
-			s.stderr.WriteString(sc.Text() + "\n")
-			s.mu.Unlock()
-			if m := servingRE.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-		s.err = cmd.Wait()
-		close(s.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-s.done:
-		default:
-			_ = cmd.Process.Kill()
-			<-s.done
+	s.start(t, "serve", cmd, cmd.StderrPipe, func(line string) {
+		s.mu.Lock()
+		s.stderr.WriteString(line + "\n")
+		s.mu.Unlock()
+		if m := servingRE.FindStringSubmatch(line); m != nil {
+			addr <- m[1]
 		}
 	})
 	select {
@@ -136,58 +103,10 @@ func startServeAt(t *testing.T, dir, db, listenAddr string, env ...string) *serv
 	return s
 }
 
-func (s *serveProc) log() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.stderr.String()
-}
-
 // stop sends SIGTERM and answers the exit code.
-func (s *serveProc) stop() int {
-	s.t.Helper()
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		s.t.Fatal(err)
-	}
-	return s.wait()
-}
-
-func (s *serveProc) wait() int {
-	s.t.Helper()
-	select {
-	case <-s.done:
-	case <-time.After(20 * time.Second):
-		s.t.Fatalf("serve did not exit:\n%s", s.log())
-	}
-	var exit *exec.ExitError
-	if errors.As(s.err, &exit) {
-		return exit.ExitCode()
-	}
-	if s.err != nil {
-		s.t.Fatal(s.err)
-	}
-	return 0
-}
+func (s *serveProc) stop() int { return s.signal(syscall.SIGTERM) }
 
 var bannerTokenRE = regexp.MustCompile(`sk_[0-9A-Za-z]{43}`)
-
-func getWithToken(t *testing.T, client *http.Client, url, token string) (int, map[string]any) {
-	t.Helper()
-	req, err := http.NewRequest("GET", url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var m map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&m)
-	return res.StatusCode, m
-}
 
 // TestServeBootstrapOnce: the first start prints one admin token in a banner (never through
 // the logger), the second start none; SIGTERM exits 0.
@@ -216,7 +135,7 @@ func TestServeBootstrapOnce(t *testing.T) {
 	if !strings.Contains(s.log(), "http://"+s.addr+"/orgs/c") {
 		t.Errorf("the banner's example does not name the bound address %s:\n%s", s.addr, s.log())
 	}
-	status, org := getWithToken(t, http.DefaultClient, "http://"+s.addr+"/orgs/c", token)
+	status, org := call(t, "GET", "http://"+s.addr+"/orgs/c", token, nil)
 	if status != 200 || org["name"] != "Default" {
 		t.Fatalf("GET /orgs/c: %d %v", status, org)
 	}
@@ -234,7 +153,7 @@ func TestServeBootstrapOnce(t *testing.T) {
 	if strings.Contains(again.log(), "sk_") || strings.Contains(again.log(), "First start") {
 		t.Errorf("second start shows a token:\n%s", again.log())
 	}
-	if status, _ := getWithToken(t, http.DefaultClient, "http://"+again.addr+"/orgs/c", token); status != 200 {
+	if status, _ := call(t, "GET", "http://"+again.addr+"/orgs/c", token, nil); status != 200 {
 		t.Errorf("the first token after a restart: %d", status)
 	}
 	if code := again.stop(); code != 0 {
@@ -348,7 +267,7 @@ func TestServeHTTPS(t *testing.T) {
 		t.Errorf("the banner should show an https address:\n%s", s.log())
 	}
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	status, body := getWithToken(t, client, "https://"+s.addr+"/healthz", "")
+	status, body := callWith(t, client, "GET", "https://"+s.addr+"/healthz", "", nil)
 	if status != 200 || body["status"] != "ok" {
 		t.Fatalf("GET /healthz over TLS: %d %v", status, body)
 	}

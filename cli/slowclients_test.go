@@ -132,7 +132,7 @@ func TestServeSurvivesSlowBodies(t *testing.T) {
 		case <-time.After(100 * time.Millisecond):
 		}
 		start := time.Now()
-		status, org := getWithToken(t, client, "http://"+s.addr+"/orgs/c", token)
+		status, org := callWith(t, client, "GET", "http://"+s.addr+"/orgs/c", token, nil)
 		if status != 200 || org["name"] != "Default" {
 			t.Fatalf("normal client during the flood: %d %v", status, org)
 		}

@@ -43,15 +43,7 @@ func (t *Tx) UpdateAssistant(a app.Assistant) error {
 // ListAssistants lists one page of assistants not deleted, by name, matching search.
 func (t *Tx) ListAssistants(orgID, search string, p app.Page) ([]app.Assistant, int, error) {
 	where := `org_id = ?1 AND deleted = 0 AND (?2 = '' OR name LIKE ?2 ESCAPE '\')`
-	total, err := t.count(`SELECT COUNT(*) FROM assistants WHERE `+where, orgID, likePattern(search))
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := t.query(`SELECT `+assistantColumns+` FROM assistants WHERE `+where+` ORDER BY name, id LIMIT ?3 OFFSET ?4`,
-		orgID, likePattern(search), p.Take, p.Offset())
-	if err != nil {
-		return nil, 0, err
-	}
-	out, err := collect(rows, scanAssistant)
-	return out, total, err
+	return listPage(t, scanAssistant, p, `SELECT COUNT(*) FROM assistants WHERE `+where,
+		`SELECT `+assistantColumns+` FROM assistants WHERE `+where+` ORDER BY name, id LIMIT ?3 OFFSET ?4`,
+		orgID, likePattern(search))
 }

@@ -66,17 +66,10 @@ func (t *Tx) SetBroadcastStatus(orgID, id, status string, now app.Time) error {
 
 // ListBroadcasts lists one page of broadcasts, newest first.
 func (t *Tx) ListBroadcasts(orgID string, p app.Page) ([]app.Broadcast, int, error) {
-	total, err := t.count(`SELECT COUNT(*) FROM broadcasts WHERE org_id = ?`, orgID)
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := t.query(`SELECT `+broadcastColumns+` FROM broadcasts b WHERE b.org_id = ?
-		ORDER BY b.created_at DESC, b.id DESC LIMIT ? OFFSET ?`, orgID, p.Take, p.Offset())
-	if err != nil {
-		return nil, 0, err
-	}
-	out, err := collect(rows, scanBroadcast)
-	return out, total, err
+	return listPage(t, scanBroadcast, p, `SELECT COUNT(*) FROM broadcasts WHERE org_id = ?`,
+		`SELECT `+broadcastColumns+` FROM broadcasts b WHERE b.org_id = ?
+		ORDER BY b.created_at DESC, b.id DESC LIMIT ? OFFSET ?`,
+		orgID)
 }
 
 // CreateRecipients picks, per target contact, its channel of the broadcast's integration (for

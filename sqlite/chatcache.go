@@ -83,11 +83,8 @@ func (t *Tx) loadChatsInOrder(seqs []int64) ([]app.Chat, error) {
 
 // chatVersions answers the version of each chat of seqs (migration 00011).
 func (t *Tx) chatVersions(seqs []int64) (map[int64]int64, error) {
-	rows, err := t.query(`SELECT chat_seq, version FROM chat_versions WHERE chat_seq IN (SELECT value FROM json_each(?))`, jsonText(seqs))
-	if err != nil {
-		return nil, err
-	}
-	pairs, err := collect(rows, func(r rowScanner) (p [2]int64, err error) { return p, r.Scan(&p[0], &p[1]) })
+	pairs, err := queryAll(t, func(r rowScanner) (p [2]int64, err error) { return p, r.Scan(&p[0], &p[1]) },
+		`SELECT chat_seq, version FROM chat_versions WHERE chat_seq IN (SELECT value FROM json_each(?))`, jsonText(seqs))
 	if err != nil {
 		return nil, err
 	}

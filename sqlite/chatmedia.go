@@ -33,15 +33,9 @@ func (t *Tx) ListFiles(orgID, chatID, search, mimetype string, p app.Page) ([]ap
 	where := `org_id = ?1 AND chat_id = ?2 AND (?3 = '' OR filename LIKE ?3 ESCAPE '\')
 		AND (?4 = '' OR substr(mimetype, 1, length(?4)) = ?4)`
 	args := []any{orgID, chatID, likePattern(search), mimetype}
-	total, err := t.count(`SELECT COUNT(*) FROM chat_files WHERE `+where, args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := t.query(`SELECT `+fileColumns+` FROM chat_files WHERE `+where+` ORDER BY created_at DESC, id DESC
-		LIMIT ?5 OFFSET ?6`, append(args, p.Take, p.Offset())...)
-	if err != nil {
-		return nil, 0, err
-	}
-	out, err := collect(rows, func(r rowScanner) (app.ChatFile, error) { return scanFile(r) })
-	return out, total, err
+	scan := func(r rowScanner) (app.ChatFile, error) { return scanFile(r) }
+	return listPage(t, scan, p, `SELECT COUNT(*) FROM chat_files WHERE `+where,
+		`SELECT `+fileColumns+` FROM chat_files WHERE `+where+` ORDER BY created_at DESC, id DESC
+		LIMIT ?5 OFFSET ?6`,
+		args...)
 }

@@ -237,9 +237,5 @@ func (t *Tx) ChatOnChannel(orgID, channelID string) (string, error) {
 // ChatsAssignedTo answers the ids of the organization's chats assigned to a member
 // (index chats_by_assignee).
 func (t *Tx) ChatsAssignedTo(orgID, memberID string) ([]string, error) {
-	rows, err := t.query(`SELECT id FROM chats WHERE org_id = ? AND assigned_user_id = ? ORDER BY id`, orgID, memberID)
-	if err != nil {
-		return nil, err
-	}
-	return collect(rows, scanString)
+	return queryAll(t, scanString, `SELECT id FROM chats WHERE org_id = ? AND assigned_user_id = ? ORDER BY id`, orgID, memberID)
 }

@@ -53,17 +53,9 @@ func (t *Tx) DeleteConnection(orgID, id string) error {
 // ListConnections lists one page of connections by name, optionally of one type.
 func (t *Tx) ListConnections(orgID, typ string, p app.Page) ([]app.Connection, int, error) {
 	where := `org_id = ?1 AND (?2 = '' OR type = ?2)`
-	total, err := t.count(`SELECT COUNT(*) FROM connections WHERE `+where, orgID, typ)
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := t.query(`SELECT `+connectionColumns+` FROM connections WHERE `+where+` ORDER BY name, id LIMIT ?3 OFFSET ?4`,
-		orgID, typ, p.Take, p.Offset())
-	if err != nil {
-		return nil, 0, err
-	}
-	out, err := collect(rows, t.scanConnection)
-	return out, total, err
+	return listPage(t, t.scanConnection, p, `SELECT COUNT(*) FROM connections WHERE `+where,
+		`SELECT `+connectionColumns+` FROM connections WHERE `+where+` ORDER BY name, id LIMIT ?3 OFFSET ?4`,
+		orgID, typ)
 }
 
 // SpendOAuthState marks a state used, once: the primary key decides between concurrent

@@ -91,11 +91,7 @@ func (t *Tx) ListContacts(orgID string, f app.ContactFilter, p app.Page) ([]app.
 
 // loadContacts runs a contact query and attaches each contact's channels and segments.
 func (t *Tx) loadContacts(query string, args ...any) ([]app.Contact, error) {
-	rows, err := t.query(query, args...)
-	if err != nil {
-		return nil, err
-	}
-	out, err := collect(rows, scanContact)
+	out, err := queryAll(t, scanContact, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -153,12 +149,8 @@ const channelColumns = `id, contact_id, type, user_id, avatar, name, username, e
 func (t *Tx) channelsOf(contactIDs []string) ([]app.Channel, error) {
 	// rowid breaks ties in insertion order, so the channels of one request keep their order.
 	in, arg := idsIn(contactIDs)
-	rows, err := t.query(`SELECT `+channelColumns+` FROM contact_channels
+	return queryAll(t, scanChannel, `SELECT `+channelColumns+` FROM contact_channels
 		WHERE contact_id `+in+` ORDER BY created_at, rowid`, arg)
-	if err != nil {
-		return nil, err
-	}
-	return collect(rows, scanChannel)
 }
 
 // scanChannel reads a row of channelColumns.

@@ -23,7 +23,7 @@ func (t *Tx) ClaimDue(now, leaseUntil app.Time, room app.ClaimRoom) ([]app.Job, 
 	if room.PerQueue > 0 {
 		perEndpoint = min(perEndpoint, room.PerQueue)
 	}
-	rows, err := t.query(`SELECT d.id, w.org_id, d.webhook_id FROM webhook_endpoints w
+	ids, err := t.pickDue(room, `SELECT d.id, w.org_id, d.webhook_id FROM webhook_endpoints w
 		JOIN orgs o ON o.id = w.org_id AND o.balance > 0
 		JOIN webhook_deliveries d ON d.id IN (
 			SELECT x.id FROM webhook_deliveries x
@@ -32,16 +32,8 @@ func (t *Tx) ClaimDue(now, leaseUntil app.Time, room app.ClaimRoom) ([]app.Job, 
 			ORDER BY x.next_attempt_at, x.id LIMIT ?2)
 		WHERE w.enabled = 1
 		ORDER BY d.next_attempt_at, d.id`, now, perEndpoint)
-	if err != nil {
+	if err != nil || len(ids) == 0 {
 		return nil, err
-	}
-	due, err := scanDue(rows)
-	if err != nil {
-		return nil, err
-	}
-	ids := room.Pick(due)
-	if len(ids) == 0 {
-		return nil, nil
 	}
 	return t.lease(ids, leaseUntil)
 }
@@ -138,13 +130,9 @@ func (t *Tx) ListDeliveries(orgID, webhookID, status string, p app.Page) ([]app.
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := t.query(`SELECT `+deliveryColumns+` FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+	out, err := queryAll(t, scanDelivery, `SELECT `+deliveryColumns+` FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
 		WHERE `+where+` ORDER BY d.created_at DESC, d.id DESC LIMIT ?4 OFFSET ?5`,
 		orgID, webhookID, status, p.Take, p.Offset())
-	if err != nil {
-		return nil, 0, err
-	}
-	out, err := collect(rows, scanDelivery)
 	if err != nil {
 		return nil, 0, err
 	}

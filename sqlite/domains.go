@@ -69,15 +69,7 @@ func (t *Tx) DeleteDomain(orgID, id string) error {
 
 // ListDomains lists one page of domains by name.
 func (t *Tx) ListDomains(orgID string, p app.Page) ([]app.Domain, int, error) {
-	total, err := t.count(`SELECT COUNT(*) FROM domains WHERE org_id = ?`, orgID)
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := t.query(`SELECT `+domainColumns+` FROM domains WHERE org_id = ? ORDER BY domain, id LIMIT ? OFFSET ?`,
-		orgID, p.Take, p.Offset())
-	if err != nil {
-		return nil, 0, err
-	}
-	out, err := collect(rows, t.scanDomain)
-	return out, total, err
+	return listPage(t, t.scanDomain, p, `SELECT COUNT(*) FROM domains WHERE org_id = ?`,
+		`SELECT `+domainColumns+` FROM domains WHERE org_id = ? ORDER BY domain, id LIMIT ? OFFSET ?`,
+		orgID)
 }

@@ -14,12 +14,8 @@ func (t *Tx) InsertEvent(e app.Event, body []byte) (int, error) {
 		e.ID, e.OrgID, e.Type, string(body), e.CreatedAt); err != nil {
 		return 0, err
 	}
-	rows, err := t.query(`SELECT w.id FROM webhook_endpoints w WHERE w.org_id = ? AND w.enabled = 1
+	ids, err := queryAll(t, scanString, `SELECT w.id FROM webhook_endpoints w WHERE w.org_id = ? AND w.enabled = 1
 		AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE json_each.value = ?)`, e.OrgID, e.Type)
-	if err != nil {
-		return 0, err
-	}
-	ids, err := collect(rows, scanString)
 	if err != nil {
 		return 0, err
 	}

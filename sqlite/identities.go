@@ -53,12 +53,8 @@ func (t *Tx) ListIdentities(orgID string, p app.Page) ([]app.EmailIdentity, int,
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := t.query(`SELECT `+identityColumns+` FROM email_identities WHERE org_id = ?
+	out, err := queryAll(t, scanIdentity, `SELECT `+identityColumns+` FROM email_identities WHERE org_id = ?
 		ORDER BY is_default DESC, email, id LIMIT ? OFFSET ?`, orgID, p.Take, p.Offset())
-	if err != nil {
-		return nil, 0, err
-	}
-	out, err := collect(rows, scanIdentity)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -103,12 +103,9 @@ func (t *Tx) listInbox(where string, args []any, after *app.InboxCursor, offset,
 		pageWhere += " AND (c.updated_at, c.id) < (?, ?)"
 		args = append(args, after.UpdatedAt, after.ID)
 	}
-	rows, err := t.query(`SELECT c.seq FROM chats c WHERE `+pageWhere+`
+	seqs, err := queryAll(t, func(r rowScanner) (seq int64, err error) { return seq, r.Scan(&seq) },
+		`SELECT c.seq FROM chats c WHERE `+pageWhere+`
 		ORDER BY c.updated_at DESC, c.id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
-	if err != nil {
-		return nil, 0, err
-	}
-	seqs, err := collect(rows, func(r rowScanner) (seq int64, err error) { return seq, r.Scan(&seq) })
 	if err != nil {
 		return nil, 0, err
 	}

@@ -31,17 +31,11 @@ func (t *Tx) GetKey(orgID, id string) (app.APIKey, error) {
 
 // ListKeys lists one page of keys, oldest first; an empty orgID lists every organization's.
 func (t *Tx) ListKeys(orgID string, p app.Page) ([]app.APIKey, int, error) {
-	total, err := t.count(`SELECT COUNT(*) FROM api_keys WHERE ? = '' OR org_id = ?`, orgID, orgID)
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := t.query(`SELECT `+keyColumns+` FROM api_keys k WHERE ? = '' OR k.org_id = ?
-		ORDER BY k.created_at, k.id LIMIT ? OFFSET ?`, orgID, orgID, p.Take, p.Offset())
-	if err != nil {
-		return nil, 0, err
-	}
-	out, err := collect(rows, func(r rowScanner) (app.APIKey, error) { return scanKey(r) })
-	return out, total, err
+	scan := func(r rowScanner) (app.APIKey, error) { return scanKey(r) }
+	return listPage(t, scan, p, `SELECT COUNT(*) FROM api_keys WHERE ? = '' OR org_id = ?`,
+		`SELECT `+keyColumns+` FROM api_keys k WHERE ? = '' OR k.org_id = ?
+		ORDER BY k.created_at, k.id LIMIT ? OFFSET ?`,
+		orgID, orgID)
 }
 
 // ReplaceKeyHash stores a rotated key's new hash and preview; the old hash is gone at commit.

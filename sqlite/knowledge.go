@@ -26,12 +26,7 @@ func scanKnowledge(r rowScanner) (app.KnowledgeContent, error) {
 }
 
 func (t *Tx) loadKnowledge(query string, args ...any) ([]app.KnowledgeContent, error) {
-	rows, err := t.query(query, args...)
-	if err != nil {
-		return nil, err
-	}
-	out, err := collect(rows, scanKnowledge)
-	return out, err
+	return queryAll(t, scanKnowledge, query, args...)
 }
 
 // CreateKnowledge inserts a content and, for a FILE, its bytes.
@@ -132,23 +127,15 @@ func (t *Tx) DeleteKnowledge(orgID, assistantID, id string) error {
 // picks among them round-robin across organizations and assistants within the room's caps
 // (app.ClaimRoom), and marks the picked ones PROCESSING under a lease.
 func (t *Tx) ClaimKnowledge(now, leaseUntil app.Time, room app.ClaimRoom) ([]app.KnowledgeContent, error) {
-	rows, err := t.query(`SELECT k.id, k.org_id, k.assistant_id FROM orgs o
+	ids, err := t.pickDue(room, `SELECT k.id, k.org_id, k.assistant_id FROM orgs o
 		JOIN knowledge_contents k ON k.id IN (
 			SELECT x.id FROM knowledge_contents x INDEXED BY knowledge_claim
 			WHERE x.org_id = o.id AND x.parent_content_id IS NULL AND x.status IN ('PENDING', 'PROCESSING')
 				AND (x.status = 'PENDING' OR x.lease_until <= ?1)
 			ORDER BY x.created_at, x.id LIMIT ?2)
 		ORDER BY k.created_at, k.id`, now, room.Limit)
-	if err != nil {
+	if err != nil || len(ids) == 0 {
 		return nil, err
-	}
-	due, err := scanDue(rows)
-	if err != nil {
-		return nil, err
-	}
-	ids := room.Pick(due)
-	if len(ids) == 0 {
-		return nil, nil
 	}
 	if _, err := t.exec(`UPDATE knowledge_contents SET status = 'PROCESSING', error = NULL, lease_until = ?, updated_at = ?
 		WHERE id IN (SELECT value FROM json_each(?))`, leaseUntil, now, jsonText(ids)); err != nil {

@@ -36,17 +36,9 @@ func (t *Tx) DeleteMember(orgID, id string) error {
 
 // ListMembers lists one page of members, oldest first.
 func (t *Tx) ListMembers(orgID string, p app.Page) ([]app.Member, int, error) {
-	total, err := t.count(`SELECT COUNT(*) FROM members WHERE org_id = ?`, orgID)
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := t.query(`SELECT `+memberColumns+` FROM members WHERE org_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`,
-		orgID, p.Take, p.Offset())
-	if err != nil {
-		return nil, 0, err
-	}
-	out, err := collect(rows, scanMember)
-	return out, total, err
+	return listPage(t, scanMember, p, `SELECT COUNT(*) FROM members WHERE org_id = ?`,
+		`SELECT `+memberColumns+` FROM members WHERE org_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`,
+		orgID)
 }
 
 // CountMembersWithRole counts the members holding a role.

@@ -126,12 +126,7 @@ func (t *Tx) ListMessages(orgID, chatID string, after *app.MessageCursor, offset
 
 // scanMessages runs a message query and scans its rows, closed before it returns.
 func (t *Tx) scanMessages(query string, args ...any) ([]app.Message, error) {
-	rows, err := t.query(query, args...)
-	if err != nil {
-		return nil, err
-	}
-	msgs, err := collect(rows, scanMessage)
-	return msgs, err
+	return queryAll(t, scanMessage, query, args...)
 }
 
 // loadMessages runs a message query and fills authors and reactions.

@@ -57,12 +57,7 @@ func (t *Tx) UpdateOrg(o app.Org) error {
 }
 
 func (t *Tx) listOrgs(query string, args ...any) ([]app.Org, error) {
-	rows, err := t.query(query, args...)
-	if err != nil {
-		return nil, err
-	}
-	out, err := collect(rows, scanOrg)
-	return out, err
+	return queryAll(t, scanOrg, query, args...)
 }
 
 // ListOrgs lists every organization, oldest first.

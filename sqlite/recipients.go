@@ -160,7 +160,7 @@ func (t *Tx) RecordClick(id string, now app.Time) error {
 // they were made), picks among them round-robin across organizations and broadcasts within
 // the room's caps (app.ClaimRoom), and leases the picked ones.
 func (t *Tx) ClaimRecipients(now, leaseUntil app.Time, room app.ClaimRoom) ([]app.Recipient, error) {
-	rows, err := t.query(`SELECT r.id, r.org_id, r.broadcast_id FROM broadcasts b INDEXED BY broadcasts_sending
+	ids, err := t.pickDue(room, `SELECT r.id, r.org_id, r.broadcast_id FROM broadcasts b INDEXED BY broadcasts_sending
 		JOIN broadcast_recipients r ON r.id IN (
 			SELECT x.id FROM broadcast_recipients x INDEXED BY recipients_claim
 			WHERE x.broadcast_id = b.id AND x.status = 'SENDING' AND x.integration_id <> 'custom'
@@ -168,16 +168,8 @@ func (t *Tx) ClaimRecipients(now, leaseUntil app.Time, room app.ClaimRoom) ([]ap
 			ORDER BY x.created_at LIMIT ?2)
 		WHERE b.status = 'SENDING'
 		ORDER BY r.created_at`, now, room.Limit)
-	if err != nil {
+	if err != nil || len(ids) == 0 {
 		return nil, err
-	}
-	due, err := scanDue(rows)
-	if err != nil {
-		return nil, err
-	}
-	ids := room.Pick(due)
-	if len(ids) == 0 {
-		return nil, nil
 	}
 	if _, err := t.exec(`UPDATE broadcast_recipients SET lease_until = ? WHERE id IN (SELECT value FROM json_each(?))`,
 		leaseUntil, jsonText(ids)); err != nil {

@@ -47,15 +47,7 @@ func (t *Tx) DeleteRole(orgID, id string) error {
 
 // ListRoles lists one page of an organization's custom roles by name.
 func (t *Tx) ListRoles(orgID string, p app.Page) ([]app.Role, int, error) {
-	total, err := t.count(`SELECT COUNT(*) FROM roles WHERE org_id = ?`, orgID)
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := t.query(`SELECT `+roleColumns+` FROM roles WHERE org_id = ? ORDER BY name, id LIMIT ? OFFSET ?`,
-		orgID, p.Take, p.Offset())
-	if err != nil {
-		return nil, 0, err
-	}
-	out, err := collect(rows, scanRole)
-	return out, total, err
+	return listPage(t, scanRole, p, `SELECT COUNT(*) FROM roles WHERE org_id = ?`,
+		`SELECT `+roleColumns+` FROM roles WHERE org_id = ? ORDER BY name, id LIMIT ? OFFSET ?`,
+		orgID)
 }

@@ -17,11 +17,7 @@ func scanRun(r rowScanner) (app.Run, error) {
 }
 
 func (t *Tx) loadRuns(query string, args ...any) ([]app.Run, error) {
-	rows, err := t.query(query, args...)
-	if err != nil {
-		return nil, err
-	}
-	return collect(rows, scanRun)
+	return queryAll(t, scanRun, query, args...)
 }
 
 // ScheduleRun inserts the chat's waiting run, or moves the one already waiting to r.DueAt;
@@ -65,22 +61,14 @@ func (t *Tx) StopRun(id, why string) error {
 // organization's longest-due runs (no more per organization than the round could take), so
 // one organization's burst cannot fill the list.
 func (t *Tx) DueRuns(now app.Time, room app.ClaimRoom) ([]app.Run, error) {
-	rows, err := t.query(`SELECT r.id, r.org_id, r.chat_id
+	ids, err := t.pickDue(room, `SELECT r.id, r.org_id, r.chat_id
 		FROM (SELECT DISTINCT org_id FROM assistant_runs WHERE message_id IS NULL AND due_at <= ?1) o
 		JOIN assistant_runs r ON r.id IN (
 			SELECT x.id FROM assistant_runs x WHERE x.org_id = o.org_id AND x.message_id IS NULL AND x.due_at <= ?1
 			ORDER BY x.due_at, x.id LIMIT ?2)
 		ORDER BY r.due_at, r.id`, now, room.Limit)
-	if err != nil {
+	if err != nil || len(ids) == 0 {
 		return nil, err
-	}
-	due, err := scanDue(rows)
-	if err != nil {
-		return nil, err
-	}
-	ids := room.Pick(due)
-	if len(ids) == 0 {
-		return nil, nil
 	}
 	return t.loadRuns(`SELECT `+runColumns+` FROM assistant_runs WHERE id IN (SELECT value FROM json_each(?))
 		ORDER BY due_at, id`, jsonText(ids))

@@ -39,17 +39,10 @@ func (t *Tx) DeleteSegment(orgID, id string) error {
 
 // ListSegments lists one page of segments by name.
 func (t *Tx) ListSegments(orgID string, p app.Page) ([]app.Segment, int, error) {
-	total, err := t.count(`SELECT COUNT(*) FROM segments WHERE org_id = ?`, orgID)
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := t.query(`SELECT `+segmentColumns+` FROM segments s WHERE s.org_id = ? ORDER BY s.name, s.id LIMIT ? OFFSET ?`,
-		orgID, p.Take, p.Offset())
-	if err != nil {
-		return nil, 0, err
-	}
-	out, err := collect(rows, func(r rowScanner) (app.Segment, error) { return scanSegment(r) })
-	return out, total, err
+	scan := func(r rowScanner) (app.Segment, error) { return scanSegment(r) }
+	return listPage(t, scan, p, `SELECT COUNT(*) FROM segments WHERE org_id = ?`,
+		`SELECT `+segmentColumns+` FROM segments s WHERE s.org_id = ? ORDER BY s.name, s.id LIMIT ? OFFSET ?`,
+		orgID)
 }
 
 // AddToSegment adds contacts to a segment, ignoring those already in it.
@@ -93,10 +86,6 @@ func (t *Tx) missing(table, orgID string, ids []string) ([]string, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := t.query(`SELECT DISTINCT j.value FROM json_each(?) j
+	return queryAll(t, scanString, `SELECT DISTINCT j.value FROM json_each(?) j
 		WHERE NOT EXISTS (SELECT 1 FROM `+table+` x WHERE x.id = j.value AND x.org_id = ?)`, jsonText(ids), orgID)
-	if err != nil {
-		return nil, err
-	}
-	return collect(rows, scanString)
 }

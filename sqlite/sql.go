@@ -34,18 +34,47 @@ func collect[T any](rows *sql.Rows, scan func(rowScanner) (T, error)) ([]T, erro
 	return out, nil
 }
 
+// queryAll runs query and collects its rows with scan.
+func queryAll[T any](t *Tx, scan func(rowScanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := t.query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, scan)
+}
+
+// listPage reads one page of a list and how many rows match in all: count is the list's
+// COUNT(*) query and list its page's query, which takes the same args and then the page's
+// LIMIT and OFFSET.
+func listPage[T any](t *Tx, scan func(rowScanner) (T, error), p app.Page, count, list string, args ...any) ([]T, int, error) {
+	total, err := t.count(count, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	out, err := queryAll(t, scan, list, append(args[:len(args):len(args)], p.Take, p.Offset())...)
+	return out, total, err
+}
+
 // keyed is a row of a batch load: a child and the key of the parent it belongs to.
 type keyed[T any] struct {
 	key string
 	v   T
 }
 
-// scanDue reads the (id, org, queue) rows of a claim's candidates, in the query's order, and
-// closes them.
-func scanDue(rows *sql.Rows) ([]app.Due, error) {
-	return collect(rows, func(r rowScanner) (d app.Due, err error) {
+// pickDue runs a claim's candidate query, whose rows are (id, org, queue) in the order to
+// serve them, and answers the ids the room picks among them (none: nil).
+func (t *Tx) pickDue(room app.ClaimRoom, query string, args ...any) ([]string, error) {
+	rows, err := t.query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	due, err := collect(rows, func(r rowScanner) (d app.Due, err error) {
 		return d, r.Scan(&d.ID, &d.Org, &d.Queue)
 	})
+	if err != nil {
+		return nil, err
+	}
+	return room.Pick(due), nil
 }
 
 // scanString reads a one-column row of text.

@@ -76,15 +76,8 @@ func (t *Tx) DeleteWebhook(orgID, id string) error {
 
 // ListWebhooks lists one page of endpoints, oldest first.
 func (t *Tx) ListWebhooks(orgID string, p app.Page) ([]app.Webhook, int, error) {
-	total, err := t.count(`SELECT COUNT(*) FROM webhook_endpoints WHERE org_id = ?`, orgID)
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := t.query(`SELECT `+webhookColumns+` FROM webhook_endpoints WHERE org_id = ?
-		ORDER BY created_at, id LIMIT ? OFFSET ?`, orgID, p.Take, p.Offset())
-	if err != nil {
-		return nil, 0, err
-	}
-	out, err := collect(rows, t.scanWebhook)
-	return out, total, err
+	return listPage(t, t.scanWebhook, p, `SELECT COUNT(*) FROM webhook_endpoints WHERE org_id = ?`,
+		`SELECT `+webhookColumns+` FROM webhook_endpoints WHERE org_id = ?
+		ORDER BY created_at, id LIMIT ? OFFSET ?`,
+		orgID)
 }

@@ -135,8 +135,7 @@ func TestRoleChangeAppliesAtOnce(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	role := createRole(e, "org:read")
-	m := e.Member(e.AdminKey, e.Org.ID, "Changing", role.ID)
-	key := e.Key(e.AdminKey, e.Org.ID, m.ID)
+	m, key := memberKey(e, e.Org.ID, role.ID)
 
 	e.Do("GET", "/orgs/c/members", key, nil).ExpectError(403, "permission_denied")
 	e.Do("PATCH", "/orgs/c/roles/"+role.ID, e.AdminKey, map[string]any{"permissions": []string{"members:read"}}).Expect(200)

@@ -1,129 +1,43 @@
 package api
 
 import (
-	"net/http"
 	"strconv"
 
 	"wsapi/app"
 )
 
-func (s *Server) createChat(rq *Request) error {
-	var in app.ChatInput
-	if err := rq.Decode(&in); err != nil {
-		return err
-	}
-	c, err := s.svc.CreateChat(rq.Ctx(), rq.Caller, in)
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusCreated, c)
-}
-
-func (s *Server) getChat(rq *Request) error {
-	c, err := s.svc.GetChat(rq.Ctx(), rq.Org(), rq.Param("id"))
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusOK, c)
-}
-
-func (s *Server) patchChat(rq *Request) error {
-	var in app.ChatPatch
-	if err := rq.Decode(&in); err != nil {
-		return err
-	}
-	c, err := s.svc.UpdateChat(rq.Ctx(), rq.Org(), rq.Param("id"), in)
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusOK, c)
-}
-
-func (s *Server) deleteChat(rq *Request) error {
-	if err := s.svc.DeleteChat(rq.Ctx(), rq.Org(), rq.Param("id")); err != nil {
-		return err
-	}
-	return rq.NoContent()
-}
-
-func (s *Server) readChat(rq *Request) error {
-	c, err := s.svc.MarkChatRead(rq.Ctx(), rq.Org(), rq.Param("id"))
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusOK, c)
-}
-
 func (s *Server) listMessages(rq *Request) error {
-	pg, err := rq.Page()
-	if err != nil {
-		return err
-	}
-	l, err := s.svc.ListMessages(rq.Ctx(), rq.Org(), rq.Param("id"), rq.R.URL.Query().Get("next"), pg)
-	if err != nil {
-		return err
-	}
-	writeList(rq.W, pg, l)
-	return nil
+	return list(rq, func(pg app.Page) (app.List[app.Message], error) {
+		return s.svc.ListMessages(rq.Ctx(), rq.Org(), rq.Param("id"), rq.R.URL.Query().Get("next"), pg)
+	})
 }
 
 func (s *Server) createMessage(rq *Request) error {
-	var in app.MessageInput
-	if err := rq.Decode(&in); err != nil {
-		return err
-	}
-	m, err := s.svc.AddMessage(rq.Ctx(), rq.Caller, rq.Param("id"), in)
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusCreated, m)
+	return withBody(rq, func(in app.MessageInput) error {
+		return rq.Created(s.svc.AddMessage(rq.Ctx(), rq.Caller, rq.Param("id"), in))
+	})
 }
 
-func (s *Server) chatEvent(rq *Request) error {
-	var in app.ChatEventInput
-	if err := rq.Decode(&in); err != nil {
-		return err
-	}
-	m, err := s.svc.ChatEvent(rq.Ctx(), rq.Caller, rq.Param("id"), in)
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusOK, m)
+// reactionInput is the body of PUT .../reaction.
+type reactionInput struct {
+	Emoji string `json:"emoji"`
 }
 
 func (s *Server) setReaction(rq *Request) error {
-	var in struct {
-		Emoji string `json:"emoji"`
-	}
-	if err := rq.Decode(&in); err != nil {
-		return err
-	}
-	m, err := s.svc.SetReaction(rq.Ctx(), rq.Caller, rq.Param("id"), rq.Param("message_id"), in.Emoji)
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusOK, m)
+	return withBody(rq, func(in reactionInput) error {
+		return rq.OK(s.svc.SetReaction(rq.Ctx(), rq.Caller, rq.Param("id"), rq.Param("message_id"), in.Emoji))
+	})
 }
 
 func (s *Server) deleteReaction(rq *Request) error {
-	if err := s.svc.DeleteReaction(rq.Ctx(), rq.Caller, rq.Param("id"), rq.Param("message_id")); err != nil {
-		return err
-	}
-	return rq.NoContent()
+	return rq.NoContent(s.svc.DeleteReaction(rq.Ctx(), rq.Caller, rq.Param("id"), rq.Param("message_id")))
 }
 
 func (s *Server) listFiles(rq *Request) error {
-	pg, err := rq.Page()
-	if err != nil {
-		return err
-	}
-	q := rq.R.URL.Query()
-	l, err := s.svc.ListFiles(rq.Ctx(), rq.Org(), rq.Param("id"), q.Get("search"), q.Get("mimetype"), pg)
-	if err != nil {
-		return err
-	}
-	writeList(rq.W, pg, l)
-	return nil
+	return list(rq, func(pg app.Page) (app.List[app.ChatFile], error) {
+		q := rq.R.URL.Query()
+		return s.svc.ListFiles(rq.Ctx(), rq.Org(), rq.Param("id"), q.Get("search"), q.Get("mimetype"), pg)
+	})
 }
 
 func (s *Server) getFile(rq *Request) error {
@@ -159,21 +73,11 @@ func (s *Server) inbox(rq *Request) error {
 }
 
 func (s *Server) metadata(rq *Request) error {
-	md, err := app.GetMetadata(rq.R.URL.Query().Get("lang"))
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusOK, md)
+	return rq.OK(app.GetMetadata(rq.R.URL.Query().Get("lang")))
 }
 
 func (s *Server) patchMessage(rq *Request) error {
-	var in app.MessagePatch
-	if err := rq.Decode(&in); err != nil {
-		return err
-	}
-	m, err := s.svc.UpdateMessage(rq.Ctx(), rq.Org(), rq.Param("id"), rq.Param("message_id"), in)
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusOK, m)
+	return withBody(rq, func(in app.MessagePatch) error {
+		return rq.OK(s.svc.UpdateMessage(rq.Ctx(), rq.Org(), rq.Param("id"), rq.Param("message_id"), in))
+	})
 }

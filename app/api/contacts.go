@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net/http"
 	"strconv"
 
 	"wsapi/app"
@@ -23,116 +22,40 @@ func boolQuery(rq *Request, name string) *bool {
 }
 
 func (s *Server) listContacts(rq *Request) error {
-	pg, err := rq.Page()
-	if err != nil {
-		return err
-	}
-	q := rq.R.URL.Query()
-	f := app.ContactFilter{Search: q.Get("search"), SegmentID: q.Get("segment_id")}
-	f.Blocked, f.Unsubscribed = boolQuery(rq, "blocked"), boolQuery(rq, "unsubscribed")
-	l, err := s.svc.ListContacts(rq.Ctx(), rq.Org(), f, pg)
-	if err != nil {
-		return err
-	}
-	writeList(rq.W, pg, l)
-	return nil
-}
-
-func (s *Server) createContact(rq *Request) error {
-	var in app.ContactInput
-	if err := rq.Decode(&in); err != nil {
-		return err
-	}
-	c, err := s.svc.CreateContact(rq.Ctx(), rq.Org(), in)
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusCreated, c)
-}
-
-func (s *Server) getContact(rq *Request) error {
-	c, err := s.svc.GetContact(rq.Ctx(), rq.Org(), rq.Param("id"))
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusOK, c)
-}
-
-func (s *Server) patchContact(rq *Request) error {
-	var in app.ContactPatch
-	if err := rq.Decode(&in); err != nil {
-		return err
-	}
-	c, err := s.svc.UpdateContact(rq.Ctx(), rq.Org(), rq.Param("id"), in)
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusOK, c)
-}
-
-func (s *Server) deleteContact(rq *Request) error {
-	if err := s.svc.DeleteContact(rq.Ctx(), rq.Org(), rq.Param("id")); err != nil {
-		return err
-	}
-	return rq.NoContent()
+	return list(rq, func(pg app.Page) (app.List[app.Contact], error) {
+		q := rq.R.URL.Query()
+		f := app.ContactFilter{Search: q.Get("search"), SegmentID: q.Get("segment_id")}
+		f.Blocked, f.Unsubscribed = boolQuery(rq, "blocked"), boolQuery(rq, "unsubscribed")
+		return s.svc.ListContacts(rq.Ctx(), rq.Org(), f, pg)
+	})
 }
 
 func (s *Server) addChannel(rq *Request) error {
-	var in app.ChannelInput
-	if err := rq.Decode(&in); err != nil {
-		return err
-	}
-	ch, err := s.svc.AddChannel(rq.Ctx(), rq.Org(), rq.Param("id"), in)
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusCreated, ch)
+	return withBody(rq, func(in app.ChannelInput) error {
+		return rq.Created(s.svc.AddChannel(rq.Ctx(), rq.Org(), rq.Param("id"), in))
+	})
 }
 
 func (s *Server) mergeContacts(rq *Request) error {
-	var in app.MergeInput
-	if err := rq.Decode(&in); err != nil {
-		return err
-	}
-	c, err := s.svc.MergeContacts(rq.Ctx(), rq.Org(), in)
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusOK, c)
+	return withBody(rq, func(in app.MergeInput) error {
+		return rq.OK(s.svc.MergeContacts(rq.Ctx(), rq.Org(), in))
+	})
 }
 
 func (s *Server) mergeContactsDry(rq *Request) error {
-	var in app.MergeInput
-	if err := rq.Decode(&in); err != nil {
-		return err
-	}
-	p, err := s.svc.PreviewMerge(rq.Ctx(), rq.Org(), in)
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusOK, p)
+	return withBody(rq, func(in app.MergeInput) error {
+		return rq.OK(s.svc.PreviewMerge(rq.Ctx(), rq.Org(), in))
+	})
 }
 
 func (s *Server) bulkContactsDry(rq *Request) error {
-	var in app.BulkInput
-	if err := rq.Decode(&in); err != nil {
-		return err
-	}
-	res, err := s.svc.BulkDryRun(rq.Ctx(), rq.Org(), in)
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusOK, res)
+	return withBody(rq, func(in app.BulkInput) error {
+		return rq.OK(s.svc.BulkDryRun(rq.Ctx(), rq.Org(), in))
+	})
 }
 
 func (s *Server) bulkContacts(rq *Request) error {
-	var in app.BulkInput
-	if err := rq.Decode(&in); err != nil {
-		return err
-	}
-	res, err := s.svc.BulkImport(rq.Ctx(), rq.Org(), in)
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusOK, res)
+	return withBody(rq, func(in app.BulkInput) error {
+		return rq.OK(s.svc.BulkImport(rq.Ctx(), rq.Org(), in))
+	})
 }

@@ -16,15 +16,9 @@ func (s *Server) createKnowledge(rq *Request) error {
 	if mt == "multipart/form-data" {
 		return s.uploadKnowledge(rq)
 	}
-	var in app.KnowledgeInput
-	if err := rq.Decode(&in); err != nil {
-		return err
-	}
-	k, err := s.svc.CreateKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), in)
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusCreated, k)
+	return withBody(rq, func(in app.KnowledgeInput) error {
+		return rq.Created(s.svc.CreateKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), in))
+	})
 }
 
 // uploadKnowledge takes a FILE as multipart: field "file", optional field "title".
@@ -50,49 +44,27 @@ func (s *Server) uploadKnowledge(rq *Request) error {
 	if err != nil {
 		return app.Invalid("file", "could not be read")
 	}
-	k, err := s.svc.CreateKnowledgeFile(rq.Ctx(), rq.Org(), rq.Param("id"), rq.R.FormValue("title"), hdr.Filename, data)
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusCreated, k)
+	return rq.Created(s.svc.CreateKnowledgeFile(rq.Ctx(), rq.Org(), rq.Param("id"), rq.R.FormValue("title"), hdr.Filename, data))
 }
 
 func (s *Server) listKnowledge(rq *Request) error {
-	pg, err := rq.Page()
-	if err != nil {
-		return err
-	}
-	q := rq.R.URL.Query()
-	f := app.KnowledgeFilter{Search: q.Get("search"), Type: q.Get("type"), Status: q.Get("status")}
-	l, err := s.svc.ListKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), f, q.Get("next"), pg)
-	if err != nil {
-		return err
-	}
-	writeList(rq.W, pg, l)
-	return nil
+	return list(rq, func(pg app.Page) (app.List[app.KnowledgeContent], error) {
+		q := rq.R.URL.Query()
+		f := app.KnowledgeFilter{Search: q.Get("search"), Type: q.Get("type"), Status: q.Get("status")}
+		return s.svc.ListKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), f, q.Get("next"), pg)
+	})
 }
 
 func (s *Server) getKnowledge(rq *Request) error {
-	k, err := s.svc.GetKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), rq.Param("content_id"))
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusOK, k)
+	return rq.OK(s.svc.GetKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), rq.Param("content_id")))
 }
 
 func (s *Server) deleteKnowledge(rq *Request) error {
-	if err := s.svc.DeleteKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), rq.Param("content_id")); err != nil {
-		return err
-	}
-	return rq.NoContent()
+	return rq.NoContent(s.svc.DeleteKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), rq.Param("content_id")))
 }
 
 func (s *Server) retryKnowledge(rq *Request) error {
-	k, err := s.svc.RetryKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), rq.Param("content_id"))
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusAccepted, k)
+	return rq.Accepted(s.svc.RetryKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), rq.Param("content_id")))
 }
 
 func (s *Server) searchKnowledge(rq *Request) error {
@@ -105,9 +77,5 @@ func (s *Server) searchKnowledge(rq *Request) error {
 			limit = n
 		}
 	}
-	cs, err := s.svc.SearchKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), q.Get("search"), limit)
-	if err != nil {
-		return err
-	}
-	return rq.JSON(http.StatusOK, cs)
+	return rq.OK(s.svc.SearchKnowledge(rq.Ctx(), rq.Org(), rq.Param("id"), q.Get("search"), limit))
 }

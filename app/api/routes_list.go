@@ -12,7 +12,8 @@ type RouteInfo struct {
 }
 
 // Routes lists every route of the route table, in its order. The handlers are method values
-// on a throwaway Server and are never called, so no service or database is needed.
+// on a throwaway Server, or builders over its (nil) service's method values, and are never
+// called, so no service or database is needed.
 func Routes() []RouteInfo {
 	s := &Server{}
 	rs := s.routes()

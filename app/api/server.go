@@ -121,12 +121,6 @@ func (rq *Request) JSON(status int, v any) error {
 	return nil
 }
 
-// NoContent answers 204.
-func (rq *Request) NoContent() error {
-	rq.W.WriteHeader(http.StatusNoContent)
-	return nil
-}
-
 // Page reads page and take. Their problems are recorded (invalid, below) rather than
 // returned, so the service still validates its own fields; the error is always nil.
 func (rq *Request) Page() (app.Page, error) {

@@ -24,10 +24,9 @@ type Received struct {
 // records every request.
 type Receiver struct {
 	*httptest.Server
-	mu       sync.Mutex
-	got      []Received
+	got      *arrivals[Received]
+	mu       sync.Mutex // guards respond
 	respond  http.HandlerFunc
-	arrived  chan struct{}
 	shutdown chan struct{}
 }
 
@@ -35,7 +34,7 @@ type Receiver struct {
 // uses, which the harness trusts through webhooks.ca_file.
 func NewReceiver(t testing.TB) *Receiver {
 	t.Helper()
-	r := &Receiver{arrived: make(chan struct{}, 1<<16), shutdown: make(chan struct{})}
+	r := &Receiver{got: newArrivals[Received](1 << 16), shutdown: make(chan struct{})}
 	r.respond = func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }
 	r.Server = httptest.NewTLSServer(http.HandlerFunc(r.serve))
 	t.Cleanup(func() {
@@ -48,10 +47,9 @@ func NewReceiver(t testing.TB) *Receiver {
 func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	r.mu.Lock()
-	r.got = append(r.got, Received{Header: req.Header.Clone(), Body: body, At: time.Now()})
-	respond := r.respond
+	respond := r.respond // the answer set when the request came, even if a waiter changes it
 	r.mu.Unlock()
-	r.arrived <- struct{}{}
+	r.got.add(Received{Header: req.Header.Clone(), Body: body, At: time.Now()})
 	respond(w, req)
 }
 
@@ -78,26 +76,12 @@ func (r *Receiver) Hang() {
 }
 
 // Requests is a copy of what arrived so far.
-func (r *Receiver) Requests() []Received {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]Received(nil), r.got...)
-}
+func (r *Receiver) Requests() []Received { return r.got.all() }
 
 // Wait blocks until n requests have arrived in all, failing the test after timeout.
 func (r *Receiver) Wait(t testing.TB, n int, timeout time.Duration) []Received {
 	t.Helper()
-	deadline := time.After(timeout)
-	for {
-		if got := r.Requests(); len(got) >= n {
-			return got
-		}
-		select {
-		case <-r.arrived:
-		case <-deadline:
-			t.Fatalf("receiver: %d request(s) after %s, want %d", len(r.Requests()), timeout, n)
-		}
-	}
+	return r.got.wait(t, n, timeout, "receiver", "request(s)")
 }
 
 // Envelopes answers the event envelopes that arrived so far, decoded; each must be JSON and

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,10 +22,8 @@ type Mail struct {
 // SMTPSink is a real local SMTP server offering STARTTLS with httptest's certificate (which
 // the harness trusts through email.ca_file). It keeps every message.
 type SMTPSink struct {
-	Addr    string
-	mu      sync.Mutex
-	mails   []Mail
-	arrived chan struct{}
+	Addr  string
+	mails *arrivals[Mail]
 	// Reject, when set, refuses RCPT TO for an address with a permanent error.
 	Reject func(to string) bool
 	// Delay, when set, holds each message to an address this long before accepting it (a
@@ -37,7 +34,7 @@ type SMTPSink struct {
 // NewSMTPSink starts a sink on 127.0.0.1.
 func NewSMTPSink(t testing.TB) *SMTPSink {
 	t.Helper()
-	sink := &SMTPSink{arrived: make(chan struct{}, 1<<17)}
+	sink := &SMTPSink{mails: newArrivals[Mail](1 << 17)}
 	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &sinkSession{sink: sink}, nil }))
 	srv.Domain = "sink.test"
 	srv.AllowInsecureAuth = true
@@ -60,26 +57,12 @@ func NewSMTPSink(t testing.TB) *SMTPSink {
 func (s *SMTPSink) URL() string { return "smtp://" + s.Addr }
 
 // Mails is a copy of what arrived so far.
-func (s *SMTPSink) Mails() []Mail {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Mail(nil), s.mails...)
-}
+func (s *SMTPSink) Mails() []Mail { return s.mails.all() }
 
 // Wait blocks until n messages have arrived, failing the test after timeout.
 func (s *SMTPSink) Wait(t testing.TB, n int, timeout time.Duration) []Mail {
 	t.Helper()
-	deadline := time.After(timeout)
-	for {
-		if got := s.Mails(); len(got) >= n {
-			return got
-		}
-		select {
-		case <-s.arrived:
-		case <-deadline:
-			t.Fatalf("smtp sink: %d message(s) after %s, want %d", len(s.Mails()), timeout, n)
-		}
-	}
+	return s.mails.wait(t, n, timeout, "smtp sink", "message(s)")
 }
 
 type sinkSession struct {
@@ -111,9 +94,6 @@ func (s *sinkSession) Data(r io.Reader) error {
 	if s.sink.Delay != nil && len(s.mail.To) > 0 {
 		time.Sleep(s.sink.Delay(s.mail.To[0]))
 	}
-	s.sink.mu.Lock()
-	s.sink.mails = append(s.sink.mails, s.mail)
-	s.sink.mu.Unlock()
-	s.sink.arrived <- struct{}{}
+	s.sink.mails.add(s.mail)
 	return nil
 }

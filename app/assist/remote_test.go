@@ -133,27 +133,12 @@ func TestFailureAfterTextKeepsTextOverHTTP(t *testing.T) {
 // Cancel closes the provider's connection within a second; the message is CANCELED with
 // the partial text and usage estimated from it.
 func TestCancelClosesProviderConnection(t *testing.T) {
-	oa := apitest.NewOpenAIServer(t)
-	step := make(chan struct{})
-	oa.Reply(apitest.LLMReply{Text: []string{"Let me ", "think", " about it"}, Step: step})
-	e := newEnv(t, provider("oa", "openai", oa, 30*time.Second))
-	w := newWorld(t, e, e.AdminKey, "c", modelConfig("oa:gpt-4o-mini"))
-	w.say(t, "user", "hi")
-	w.debounce()
-	step <- struct{}{}
-	time.Sleep(40 * time.Millisecond) // past the flush interval: the next piece writes the text
-	step <- struct{}{}
-	w.streaming(t, 1, "Let me think")
+	oa, e, w := midRun(t, []string{"Let me ", "think", " about it"})
 	var m app.Message
 	asked := time.Now()
 	e.Do("POST", w.path("/chats/"+w.chat+"/cancel"), e.AdminKey, nil).Expect(200).JSON(&m)
-	answered := time.Since(asked)
-	select {
-	case <-oa.Disconnected():
-		t.Logf("cancel answered in %s, provider connection closed after %s", answered, time.Since(asked))
-	case <-time.After(time.Second):
-		t.Fatalf("the provider's connection was still open a second after the cancel")
-	}
+	t.Logf("cancel answered in %s", time.Since(asked))
+	disconnected(t, oa, "the cancel")
 	if m.Status != "CANCELED" || text(m) != "Let me think" || m.Usage == nil || !m.Usage.Estimated || m.Usage.OutputTokens != 3 {
 		t.Fatalf("canceled reply %s %q usage %+v", m.Status, text(m), m.Usage)
 	}
@@ -161,23 +146,9 @@ func TestCancelClosesProviderConnection(t *testing.T) {
 
 // A member taking the chat mid-run closes the provider's connection and discards the reply.
 func TestTakeoverClosesProviderConnection(t *testing.T) {
-	oa := apitest.NewOpenAIServer(t)
-	step := make(chan struct{})
-	oa.Reply(apitest.LLMReply{Text: []string{"Half ", "an answer", " more"}, Step: step})
-	e := newEnv(t, provider("oa", "openai", oa, 30*time.Second))
-	w := newWorld(t, e, e.AdminKey, "c", modelConfig("oa:gpt-4o-mini"))
-	w.say(t, "user", "hi")
-	w.debounce()
-	step <- struct{}{}
-	time.Sleep(40 * time.Millisecond)
-	step <- struct{}{}
-	w.streaming(t, 1, "Half an answer")
+	oa, e, w := midRun(t, []string{"Half ", "an answer", " more"})
 	e.Do("PATCH", w.path("/chats/"+w.chat), e.AdminKey, map[string]any{"assigned_user_id": e.Owner.ID}).Expect(200)
-	select {
-	case <-oa.Disconnected():
-	case <-time.After(time.Second):
-		t.Fatalf("the provider's connection was still open a second after the takeover")
-	}
+	disconnected(t, oa, "the takeover")
 	if m := w.reply(t, 1); m.Status != "CANCELED" || text(m) != "" || m.Error == nil {
 		t.Fatalf("reply %s %q %v", m.Status, text(m), m.Error)
 	}
@@ -200,23 +171,9 @@ func TestProviderTimeout(t *testing.T) {
 // A newer contact message mid-run closes the provider's connection, discards the reply, and
 // one new run answers after the debounce.
 func TestSupersedeOverHTTP(t *testing.T) {
-	oa := apitest.NewOpenAIServer(t)
-	step := make(chan struct{})
-	oa.Reply(apitest.LLMReply{Text: []string{"Half ", "an answer", " more"}, Step: step}, apitest.TextReply("the new answer"))
-	e := newEnv(t, provider("oa", "openai", oa, 30*time.Second))
-	w := newWorld(t, e, e.AdminKey, "c", modelConfig("oa:gpt-4o-mini"))
-	w.say(t, "user", "hi")
-	w.debounce()
-	step <- struct{}{}
-	time.Sleep(40 * time.Millisecond)
-	step <- struct{}{}
-	w.streaming(t, 1, "Half an answer")
+	oa, _, w := midRun(t, []string{"Half ", "an answer", " more"}, apitest.TextReply("the new answer"))
 	w.say(t, "user", "wait, another thing")
-	select {
-	case <-oa.Disconnected():
-	case <-time.After(time.Second):
-		t.Fatalf("the provider's connection was still open a second after the newer message")
-	}
+	disconnected(t, oa, "the newer message")
 	if m := w.reply(t, 1); m.Status != "CANCELED" || text(m) != "" {
 		t.Fatalf("superseded reply %s %q", m.Status, text(m))
 	}
@@ -227,5 +184,35 @@ func TestSupersedeOverHTTP(t *testing.T) {
 	last := oa.Requests()[1].Raw
 	if !strings.Contains(string(last), "wait, another thing") || strings.Contains(string(last), "Half an answer") {
 		t.Fatalf("the new run's prompt: %s", last)
+	}
+}
+
+// midRun starts a run on a local OpenAI-compatible provider that streams the first two of
+// pieces and holds the rest, and returns once the chat's message shows those two; later
+// replies answer the runs after it.
+func midRun(t *testing.T, pieces []string, later ...apitest.LLMReply) (*apitest.LLMServer, *apitest.Env, *world) {
+	t.Helper()
+	oa := apitest.NewOpenAIServer(t)
+	step := make(chan struct{})
+	oa.Reply(append([]apitest.LLMReply{{Text: pieces, Step: step}}, later...)...)
+	e := newEnv(t, provider("oa", "openai", oa, 30*time.Second))
+	w := newWorld(t, e, e.AdminKey, "c", modelConfig("oa:gpt-4o-mini"))
+	w.say(t, "user", "hi")
+	w.debounce()
+	step <- struct{}{}
+	time.Sleep(40 * time.Millisecond) // past the flush interval: the next piece writes the text
+	step <- struct{}{}
+	w.streaming(t, 1, pieces[0]+pieces[1])
+	return oa, e, w
+}
+
+// disconnected fails the test unless the provider's connection closes within a second of
+// what the test did.
+func disconnected(t *testing.T, oa *apitest.LLMServer, after string) {
+	t.Helper()
+	select {
+	case <-oa.Disconnected():
+	case <-time.After(time.Second):
+		t.Fatalf("the provider's connection was still open a second after %s", after)
 	}
 }

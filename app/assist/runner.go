@@ -112,22 +112,17 @@ func (r *Runner) claim(ctx context.Context, round claim.Round) []claim.Piece {
 	room := app.ClaimRoom{Limit: round.Free, PerOrg: app.OrgShare(r.cfg.PerOrg, max(1, r.cfg.Workers)),
 		Org: round.Org, Queue: round.Queue}
 	jobs, err := r.Service.ClaimRuns(ctx, r.owner, room)
-	if err != nil {
-		if ctx.Err() == nil {
-			r.Log.Error("assistants: claim", "err", err)
-		}
+	if claim.Failed(ctx, r.Log, "assistants: claim", err) {
 		return nil
 	}
-	work := make([]claim.Piece, len(jobs))
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i, job := range jobs {
+	return claim.Each(jobs, func(job app.RunJob) claim.Piece {
 		runCtx, cancel := context.WithCancel(ctx)
 		a := &activeRun{cancel: cancel, done: make(chan struct{})}
 		r.active[job.MessageID] = a
-		work[i] = claim.Piece{Org: job.OrgID, Queue: job.ChatID, Run: func() { r.runOne(runCtx, job, a) }}
-	}
-	return work
+		return claim.Piece{Org: job.OrgID, Queue: job.ChatID, Run: func() { r.runOne(runCtx, job, a) }}
+	})
 }
 
 // runOne runs a job and writes its end; a panic fails that run only.

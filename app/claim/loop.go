@@ -5,6 +5,7 @@ package claim
 
 import (
 	"context"
+	"log/slog"
 	"maps"
 	"sync"
 	"time"
@@ -125,4 +126,22 @@ func release(m map[string]int, key string) {
 	if m[key]--; m[key] <= 0 {
 		delete(m, key)
 	}
+}
+
+// Each makes a piece of work of each item a claim took.
+func Each[T any](items []T, piece func(T) Piece) []Piece {
+	work := make([]Piece, len(items))
+	for i, it := range items {
+		work[i] = piece(it)
+	}
+	return work
+}
+
+// Failed tells whether a claim failed, and logs why as what unless ctx ended: a claim that a
+// shutdown cut short is no failure to report.
+func Failed(ctx context.Context, log *slog.Logger, what string, err error) bool {
+	if err != nil && ctx.Err() == nil {
+		log.Error(what, "err", err)
+	}
+	return err != nil
 }

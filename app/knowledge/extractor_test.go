@@ -98,11 +98,17 @@ func deflatedPDF(text string, n int) []byte {
 	w := zlib.NewWriter(&z)
 	_, _ = w.Write(raw.Bytes())
 	_ = w.Close()
+	return onePagePDF(fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", z.Len(), z.Bytes()))
+}
+
+// onePagePDF is a one-page PDF in Helvetica whose page shows contents, the content stream
+// object (its dictionary and its stream).
+func onePagePDF(contents string) []byte {
 	return assemble([]string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-		fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", z.Len(), z.Bytes()),
+		contents,
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
 	})
 }

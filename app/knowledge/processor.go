@@ -59,17 +59,12 @@ func (p *Processor) Run(ctx context.Context) {
 // claim takes the contents the room allows, each a piece of work.
 func (p *Processor) claim(ctx context.Context, room app.ClaimRoom) []claim.Piece {
 	ks, err := p.Service.ClaimKnowledge(ctx, room)
-	if err != nil {
-		if ctx.Err() == nil {
-			p.Log.Error("knowledge: claim", "err", err)
-		}
+	if claim.Failed(ctx, p.Log, "knowledge: claim", err) {
 		return nil
 	}
-	work := make([]claim.Piece, len(ks))
-	for i, k := range ks {
-		work[i] = claim.Piece{Org: k.OrgID, Queue: k.AssistantID, Run: func() { p.next(ctx, k) }}
-	}
-	return work
+	return claim.Each(ks, func(k app.KnowledgeContent) claim.Piece {
+		return claim.Piece{Org: k.OrgID, Queue: k.AssistantID, Run: func() { p.next(ctx, k) }}
+	})
 }
 
 // next processes one claimed content.

@@ -46,6 +46,34 @@ func slowSink(t *testing.T) *apitest.SMTPSink {
 	return sink
 }
 
+// crashFiles are what a crashed process and its restart share: the files in dir, a DNS
+// server and a slow relay; configure points an environment at them.
+type crashFiles struct {
+	dir       string
+	dnsSrv    *apitest.DNSServer
+	sink      *apitest.SMTPSink
+	configure func(*cli.Config)
+}
+
+func newCrashFiles(t *testing.T) crashFiles {
+	f := crashFiles{dir: t.TempDir(), dnsSrv: apitest.NewDNSServer(t), sink: slowSink(t)}
+	f.configure = crashConfig(f.dir, f.dnsSrv, f.sink)
+	return f
+}
+
+// sendBroadcast starts a harness on the files and a broadcast to n new contacts through its
+// API, and returns once started messages have reached the relay.
+func (f crashFiles) sendBroadcast(t *testing.T, name string, n, started int) (*apitest.Env, app.Broadcast) {
+	t.Helper()
+	a := apitest.New(t, f.configure)
+	id, contacts := prepare(t, a.Runtime.Service, a.Org.ID, f.dnsSrv, n)
+	var b app.Broadcast
+	a.Do("POST", "/orgs/c/broadcasts", a.AdminKey, map[string]any{"name": name, "integration_id": "email", "identity_id": id.ID,
+		"subject": "S", "text": "T", "contact_ids": contacts}).Expect(201).JSON(&b)
+	f.sink.Wait(t, started, 20*time.Second)
+	return a, b
+}
+
 // crashConfig points an environment at shared files, a DNS server and a sink.
 func crashConfig(dir string, dnsSrv *apitest.DNSServer, sink *apitest.SMTPSink) func(*cli.Config) {
 	return func(c *cli.Config) {
@@ -199,10 +227,9 @@ func (m dieAfterSends) Send(ctx context.Context, e app.OutboundEmail) error {
 // two of them without recording it, and closes the database: a killed process.
 func TestCrashWithClaimedRecipients(t *testing.T) {
 	t.Parallel()
-	dir, dnsSrv, sink := t.TempDir(), apitest.NewDNSServer(t), slowSink(t)
-	configure := crashConfig(dir, dnsSrv, sink)
+	f := newCrashFiles(t)
 	cfg := cli.DefaultConfig()
-	configure(&cfg)
+	f.configure(&cfg)
 	cfg.Email.CAFile = testCA(t) // what apitest.New sets for its sinks
 	rt, err := cli.Build(context.Background(), cfg, cli.Options{Clock: app.NewManualClock(apitest.Start)})
 	if err != nil {
@@ -216,7 +243,7 @@ func TestCrashWithClaimedRecipients(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 60
-	id, contacts := prepare(t, svc, nk.OrgID, dnsSrv, n)
+	id, contacts := prepare(t, svc, nk.OrgID, f.dnsSrv, n)
 	b, err := svc.CreateBroadcast(ctx, nk.OrgID, app.BroadcastInput{Name: "Crash", IntegrationID: "email", IdentityID: id.ID,
 		Subject: "S", Text: "T", ContactIDs: contacts})
 	if err != nil || b.Counts.Recipients != n {
@@ -239,38 +266,32 @@ func TestCrashWithClaimedRecipients(t *testing.T) {
 			t.Fatalf("an outcome was recorded after the crash")
 		}
 	}
-	if got := len(sink.Mails()); got != 2 {
+	if got := len(f.sink.Mails()); got != 2 {
 		t.Fatalf("%d messages before the crash", got)
 	}
 	claimed := leased(t, cfg.DB.Path)
 	if len(claimed) != crashWorkers {
 		t.Fatalf("%d leased recipients in the file", len(claimed))
 	}
-	restartAndCheck(t, configure, sink, b.ID, claimed, n)
+	restartAndCheck(t, f.configure, f.sink, b.ID, claimed, n)
 }
 
 // TestCrashMidBroadcast kills a running sender (its database goes away under it) while a
 // broadcast is half sent to a slow relay, then restarts on the same files.
 func TestCrashMidBroadcast(t *testing.T) {
 	t.Parallel()
-	dir, dnsSrv, sink := t.TempDir(), apitest.NewDNSServer(t), slowSink(t)
-	configure := crashConfig(dir, dnsSrv, sink)
-	a := apitest.New(t, configure)
+	f := newCrashFiles(t)
 	const n = 60
-	id, contacts := prepare(t, a.Runtime.Service, a.Org.ID, dnsSrv, n)
-	var b app.Broadcast
-	a.Do("POST", "/orgs/c/broadcasts", a.AdminKey, map[string]any{"name": "Crash", "integration_id": "email", "identity_id": id.ID,
-		"subject": "S", "text": "T", "contact_ids": contacts}).Expect(201).JSON(&b)
-	sink.Wait(t, 10, 20*time.Second)
+	a, b := f.sendBroadcast(t, "Crash", n, 10)
 	a.Runtime.DB.Close() // the process dies: nothing more reaches the file
 	a.Runtime.Close()    // its sends under way finish at the relay, unrecorded
 	// Claimed and unrecorded: the sends under way, plus any the dying process claimed after
 	// its reads had already failed (those never reached the relay).
-	claimed := leased(t, filepath.Join(dir, "app.db"))
-	if len(sink.Mails()) >= n {
+	claimed := leased(t, filepath.Join(f.dir, "app.db"))
+	if len(f.sink.Mails()) >= n {
 		t.Fatalf("the broadcast finished before the crash")
 	}
-	restartAndCheck(t, configure, sink, b.ID, claimed, n)
+	restartAndCheck(t, f.configure, f.sink, b.ID, claimed, n)
 }
 
 // TestGracefulStopRecordsSendsUnderWay stops a sender mid-broadcast the way `serve` does on
@@ -278,20 +299,14 @@ func TestCrashMidBroadcast(t *testing.T) {
 // nothing twice.
 func TestGracefulStopRecordsSendsUnderWay(t *testing.T) {
 	t.Parallel()
-	dir, dnsSrv, sink := t.TempDir(), apitest.NewDNSServer(t), slowSink(t)
-	configure := crashConfig(dir, dnsSrv, sink)
-	a := apitest.New(t, configure)
+	f := newCrashFiles(t)
 	const n = 40
-	id, contacts := prepare(t, a.Runtime.Service, a.Org.ID, dnsSrv, n)
-	var b app.Broadcast
-	a.Do("POST", "/orgs/c/broadcasts", a.AdminKey, map[string]any{"name": "Stop", "integration_id": "email", "identity_id": id.ID,
-		"subject": "S", "text": "T", "contact_ids": contacts}).Expect(201).JSON(&b)
-	sink.Wait(t, 6, 20*time.Second)
+	a, b := f.sendBroadcast(t, "Stop", n, 6)
 	a.Server.Close()
 	a.Runtime.Close()
 	// A recipient may stay claimed when the stop came before its send began; none was sent.
-	claimed := leased(t, filepath.Join(dir, "app.db"))
-	if dups := restartAndCheck(t, configure, sink, b.ID, claimed, n); dups != 0 {
+	claimed := leased(t, filepath.Join(f.dir, "app.db"))
+	if dups := restartAndCheck(t, f.configure, f.sink, b.ID, claimed, n); dups != 0 {
 		t.Fatalf("%d messages sent twice after a graceful stop", dups)
 	}
 }

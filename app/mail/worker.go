@@ -45,17 +45,12 @@ func (w *Worker) Run(ctx context.Context) { w.loop.Run(ctx, w.claim) }
 func (w *Worker) claim(ctx context.Context, r claim.Round) []claim.Piece {
 	rs, err := w.Service.ClaimRecipients(ctx, app.ClaimRoom{Limit: r.Free, PerOrg: w.PerOrg, Org: r.Org,
 		Queue: r.Queue, LookFirst: r.Idle})
-	if err != nil {
-		if ctx.Err() == nil {
-			w.Log.Error("broadcasts: claim", "err", err)
-		}
+	if claim.Failed(ctx, w.Log, "broadcasts: claim", err) {
 		return nil
 	}
-	work := make([]claim.Piece, len(rs))
-	for i, r := range rs {
-		work[i] = claim.Piece{Org: r.OrgID, Queue: r.BroadcastID, Run: func() { w.process(ctx, r) }}
-	}
-	return work
+	return claim.Each(rs, func(r app.Recipient) claim.Piece {
+		return claim.Piece{Org: r.OrgID, Queue: r.BroadcastID, Run: func() { w.process(ctx, r) }}
+	})
 }
 
 // process gives one recipient its outcome. A panic on the way fails that recipient, with a

@@ -85,11 +85,9 @@ func (d *Dispatcher) claim(ctx context.Context, r claim.Round) []claim.Piece {
 		}
 		return nil
 	}
-	work := make([]claim.Piece, len(jobs))
-	for i, j := range jobs {
-		work[i] = claim.Piece{Org: j.OrgID, Queue: j.WebhookID, Run: func() { d.run(ctx, j) }}
-	}
-	return work
+	return claim.Each(jobs, func(j app.Job) claim.Piece {
+		return claim.Piece{Org: j.OrgID, Queue: j.WebhookID, Run: func() { d.run(ctx, j) }}
+	})
 }
 
 func (d *Dispatcher) run(ctx context.Context, j app.Job) {

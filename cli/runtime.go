@@ -133,7 +133,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	// Every commit that queues background work wakes the workers at once.
 	rt.DB.OnWorkQueued(rt.NudgeWorkers)
 	// Every commit that wrote stream events wakes the hub behind the SSE routes.
-	rt.DB.OnStreamed(rt.Hub.Nudge)
+	rt.DB.OnStreamed(rt.Hub.Committed)
 	rt.Runner.Live = rt.Hub // streamed text reaches the chat streams as it arrives
 	rt.Janitor = &janitor.Janitor{Interval: time.Minute, Log: rt.Log, Tasks: []janitor.Task{
 		{Name: "webhook delivery retention", Run: rt.Service.PurgeDeliveries},

@@ -45,9 +45,10 @@ type writeCall struct {
 type writeResult struct {
 	err      error
 	panicked any // a panic of fn, raised again on the caller's goroutine
-	// work and streamed: the write queued background work or stream events (the hooks
-	// run after the commit).
-	work, streamed bool
+	// work: the write queued background work; streamed: the stream events it wrote (the
+	// hooks run after the commit).
+	work     bool
+	streamed []app.StreamEvent
 }
 
 // errBatch marks the writes of a batch that a failure of the transaction itself undid.
@@ -114,20 +115,23 @@ func (db *DB) runBatch(batch []*writeCall) {
 	}
 	results := make([]writeResult, len(batch))
 	err := db.inBatch(batch, results)
-	var work, streamed bool
+	var work bool
+	var streamed []app.StreamEvent // in seq order: the writes ran one after the other
 	for i := range results {
 		r := &results[i]
 		if err != nil && r.err == nil && r.panicked == nil {
 			r.err = err
 		}
-		work = work || (r.work && r.err == nil)
-		streamed = streamed || (r.streamed && r.err == nil)
+		if r.err == nil && r.panicked == nil {
+			work = work || r.work
+			streamed = append(streamed, r.streamed...)
+		}
 	}
 	if work && db.onQueued != nil {
 		db.onQueued()
 	}
-	if streamed && db.onStreamed != nil {
-		db.onStreamed()
+	if len(streamed) > 0 && db.onStreamed != nil {
+		db.onStreamed(streamed)
 	}
 	for i, c := range batch {
 		c.done <- results[i]

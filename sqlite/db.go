@@ -30,7 +30,7 @@ type DB struct {
 	onQueued func()
 	// onStreamed is called after a write transaction that wrote stream events has committed,
 	// so the stream hub fans them out at once instead of on its next poll.
-	onStreamed func()
+	onStreamed func([]app.StreamEvent)
 	// chats keeps loaded chats for inbox pages (CacheChats); nil: each one is loaded.
 	chats *vcache.Cache[int64, app.Chat]
 	// writeWait is told how long each Write waited for the writer (metrics); nil: nobody.
@@ -47,8 +47,9 @@ func (db *DB) SetSealer(s app.Sealer) { db.sealer = s }
 // OnWorkQueued sets the hook run after each commit that queued background work.
 func (db *DB) OnWorkQueued(f func()) { db.onQueued = f }
 
-// OnStreamed sets the hook run after each commit that wrote stream events.
-func (db *DB) OnStreamed(f func()) { db.onStreamed = f }
+// OnStreamed sets the hook run after each commit that wrote stream events, with those
+// events in seq order, as stored.
+func (db *DB) OnStreamed(f func([]app.StreamEvent)) { db.onStreamed = f }
 
 var _ app.Store = (*DB)(nil)
 
@@ -158,10 +159,10 @@ type Tx struct {
 	caller context.Context
 	db     *DB
 	queued bool
-	// streamed: the transaction wrote stream events (see OnStreamed); messageEvents holds
-	// the seq of each message event it wrote, by type and message.
-	streamed      bool
-	messageEvents map[string]int64
+	// streamed: the stream events the transaction wrote, as stored (see OnStreamed);
+	// messageEvents holds the index in streamed of each message event, by type and message.
+	streamed      []app.StreamEvent
+	messageEvents map[string]int
 	// readOnly: a snapshot of committed data, whose chats may be cached.
 	readOnly bool
 }

@@ -20,7 +20,7 @@ func TestWriteNotifications(t *testing.T) {
 	write(t, db, func(tx app.Tx) error { return tx.CreateChat(testChat(org, "chat_1", 0), app.ChatMember{}) })
 	var queued, streamed, waits atomic.Int32
 	db.OnWorkQueued(func() { queued.Add(1) })
-	db.OnStreamed(func() { streamed.Add(1) })
+	db.OnStreamed(func([]app.StreamEvent) { streamed.Add(1) })
 	db.ObserveWriteWait(func(d time.Duration) {
 		if d >= 0 {
 			waits.Add(1)

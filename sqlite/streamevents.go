@@ -12,9 +12,13 @@ import (
 // a second one (a service method and its caller both emitting) replaces the first's data.
 func (t *Tx) InsertStreamEvent(e app.StreamEvent) (int64, error) {
 	key := e.Type + "\x00" + e.MessageID
-	if seq, ok := t.messageEvents[key]; ok && e.MessageID != "" {
-		_, err := t.exec(`UPDATE stream_events SET data = ? WHERE seq = ?`, string(e.Data), seq)
-		return seq, err
+	if i, ok := t.messageEvents[key]; ok && e.MessageID != "" {
+		stored := &t.streamed[i]
+		_, err := t.exec(`UPDATE stream_events SET data = ? WHERE seq = ?`, string(e.Data), stored.Seq)
+		if err == nil {
+			stored.Data = e.Data
+		}
+		return stored.Seq, err
 	}
 	res, err := t.exec(`INSERT INTO stream_events (org_id, chat_id, message_id, type, area, data, created_at)
 		VALUES (?, NULLIF(?, ''), NULLIF(?, ''), ?, ?, ?, ?)`,
@@ -22,15 +26,19 @@ func (t *Tx) InsertStreamEvent(e app.StreamEvent) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	t.streamed = true
 	seq, err := res.LastInsertId()
-	if err == nil && e.MessageID != "" {
-		if t.messageEvents == nil {
-			t.messageEvents = map[string]int64{}
-		}
-		t.messageEvents[key] = seq
+	if err != nil {
+		return 0, err
 	}
-	return seq, err
+	e.Seq = seq
+	t.streamed = append(t.streamed, e)
+	if e.MessageID != "" {
+		if t.messageEvents == nil {
+			t.messageEvents = map[string]int{}
+		}
+		t.messageEvents[key] = len(t.streamed) - 1
+	}
+	return seq, nil
 }
 
 const streamEventColumns = `seq, org_id, COALESCE(chat_id, ''), COALESCE(message_id, ''), type, area, data, created_at`

@@ -25,7 +25,7 @@ func hubEnv(t *testing.T, opt stream.Options) (*stream.Hub, *sqlite.DB) {
 		t.Fatal(err)
 	}
 	h := stream.New(db, opt)
-	db.OnStreamed(h.Nudge)
+	db.OnStreamed(h.Committed)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { h.Run(ctx); close(done) }()
@@ -270,4 +270,40 @@ func TestHubBeginReadiesARunBeforeItsFirstDelta(t *testing.T) {
 	if it := next(t, s); !it.IsDelta() || it.Seq != created || it.Offset != 0 || it.Text != "Hi" {
 		t.Fatalf("first delta %+v, want Hi at 0 under seq %d", it, created)
 	}
+}
+
+// TestHubTakesCommittedEventsFromTheStore: the events a commit of this process wrote reach
+// subscribers as the store hands them over, not read back; events that do not follow the
+// last one fanned out (another process wrote in between) make the hub read the outbox
+// instead, so the other process's events come first and in order.
+func TestHubTakesCommittedEventsFromTheStore(t *testing.T) {
+	h, db := hubEnv(t, stream.Options{Poll: time.Hour}) // no poll: only commits wake the hub
+	other, err := sqlite.Open(db.Path())                 // another process: nothing handed over
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	s := subscribe(t, h, stream.Filter{OrgID: "o1"})
+	first := insert(t, db, app.StreamEvent{OrgID: "o1", Type: app.StreamContactUpdated})
+	if it := next(t, s); it.Seq != first {
+		t.Fatalf("got %d, want %d", it.Seq, first)
+	}
+	// Stored with one payload, handed over with another: the hub sends what it was given.
+	if seq := insert(t, other, app.StreamEvent{OrgID: "o1", Type: app.StreamContactUpdated, Data: []byte(`{"stored":true}`)}); seq != first+1 {
+		t.Fatalf("seq %d", seq)
+	}
+	h.Committed([]app.StreamEvent{{Seq: first + 1, OrgID: "o1", Type: app.StreamContactUpdated, Area: "inbox", Data: []byte(`{"as":"given"}`)}})
+	if it := next(t, s); it.Seq != first+1 || string(it.Data) != `{"as":"given"}` {
+		t.Fatalf("got %d %s, want the handed-over event", it.Seq, it.Data)
+	}
+	// Two events of the other process, then one of ours: the hub reads all three.
+	want := []int64{insert(t, other, app.StreamEvent{OrgID: "o1", Type: app.StreamContactUpdated}),
+		insert(t, other, app.StreamEvent{OrgID: "o1", Type: app.StreamContactUpdated}),
+		insert(t, db, app.StreamEvent{OrgID: "o1", Type: app.StreamContactUpdated})}
+	for _, w := range want {
+		if it := next(t, s); it.Seq != w {
+			t.Fatalf("got %d, want %d (of %v)", it.Seq, w, want)
+		}
+	}
+	quiet(t, s)
 }

@@ -278,7 +278,7 @@ func TestHubBeginReadiesARunBeforeItsFirstDelta(t *testing.T) {
 // instead, so the other process's events come first and in order.
 func TestHubTakesCommittedEventsFromTheStore(t *testing.T) {
 	h, db := hubEnv(t, stream.Options{Poll: time.Hour}) // no poll: only commits wake the hub
-	other, err := sqlite.Open(db.Path())                 // another process: nothing handed over
+	other, err := sqlite.Open(db.Path())                // another process: nothing handed over
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,10 +28,25 @@ func RandomBase62(n int) string {
 	return string(out)
 }
 
-// NewID returns prefix + "_" + 20 base62 characters (about 119 random bits, over the 80 that
-// DESIGN.md asks for), so an id tells its type at a glance.
+// NewID returns prefix + "_" + 20 base62 characters, so an id tells its type at a glance:
+// 6 for the second it was made (base62 in ASCII order, so ids sort by time) and 14 drawn at
+// random (about 83 bits, over the 80 that DESIGN.md asks for). The time prefix puts the ids
+// of new rows next to each other in every index keyed by them: inserts write the index's
+// last pages instead of a random page each (with fully random ids, each new contact wrote
+// four pages of its own to the WAL), as ULIDs and KSUIDs do. The second is not hidden:
+// anyone who can read an id can tell when it was made.
 func NewID(prefix string) string {
-	return prefix + "_" + RandomBase62(20)
+	return prefix + "_" + idTime(time.Now().Unix()) + RandomBase62(14)
+}
+
+// idTime is the second s in 6 base62 digits, most significant first (until the year 3770).
+func idTime(s int64) string {
+	var b [6]byte
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = base62[s%62]
+		s /= 62
+	}
+	return string(b[:])
 }
 
 // Clock gives the current time. Services take one so tests move time instead of sleeping.

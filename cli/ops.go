@@ -33,6 +33,7 @@ func (rt *Runtime) wireOps(clock app.Clock) {
 	m := api.NewMetrics()
 	rt.Metrics = m
 	rt.DB.ObserveWriteWait(m.WriteWait)
+	rt.DB.ObserveWriteBatch(m.WriteBatch)
 	writer, reader := rt.DB.Pools()
 	m.Registry.MustRegister(collectors.NewDBStatsCollector(reader, "reader"), collectors.NewDBStatsCollector(writer, "writer"))
 	m.WatchStore(rt.DB, clock)

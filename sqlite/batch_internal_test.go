@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -81,5 +84,33 @@ func TestBatchWhoseFirstWriteFails(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWritesQueuedOnOneCoreCommitTogether: on one core nothing else runs while the leader
+// works, so a leader that went straight to work would commit alone, again and again; it
+// first lets the goroutines that are ready run, and their writes join its batch. Not
+// parallel: it sets GOMAXPROCS for the whole binary.
+func TestWritesQueuedOnOneCoreCommitTogether(t *testing.T) {
+	db := openInternal(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var batches atomic.Int32
+	db.ObserveWriteBatch(func(int) { batches.Add(1) })
+	const writers = 32
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Go(func() {
+			now := app.At(time.Now())
+			err := db.Write(context.Background(), func(tx app.Tx) error {
+				return tx.CreateOrg(app.Org{ID: fmt.Sprintf("org_q%02d", i), Name: "o", Plan: app.PlanFree, CreatedAt: now, UpdatedAt: now})
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := batches.Load(); n > writers/4 {
+		t.Fatalf("%d writes started together took %d commits", writers, n)
 	}
 }

@@ -35,6 +35,8 @@ type DB struct {
 	chats *vcache.Cache[int64, app.Chat]
 	// writeWait is told how long each Write waited for the writer (metrics); nil: nobody.
 	writeWait func(time.Duration)
+	// writeBatch is told how many writes each batch ran (metrics); nil: nobody.
+	writeBatch func(n int)
 	// writes queue for the writer, committed in batches (batch.go).
 	writes writeQueue
 	// ckpt copies the WAL back into the file after commits (checkpoint.go).

@@ -15,6 +15,9 @@ func (db *DB) Pools() (writer, reader *sql.DB) { return db.writer, db.reader }
 // ObserveWriteWait sets what is told how long each Write waited for the writer connection.
 func (db *DB) ObserveWriteWait(f func(time.Duration)) { db.writeWait = f }
 
+// ObserveWriteBatch sets what is told how many writes each batch of the writer ran.
+func (db *DB) ObserveWriteBatch(f func(n int)) { db.writeBatch = f }
+
 // OpsGauges counts the pending webhook deliveries by why they wait, and the knowledge
 // contents by status, for the metrics scrape.
 func (db *DB) OpsGauges(ctx context.Context, now time.Time) (g app.OpsGauges, err error) {

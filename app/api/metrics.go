@@ -28,6 +28,7 @@ type Metrics struct {
 	webhookLatency  prometheus.Histogram
 	broadcastSends  *prometheus.CounterVec
 	writeWait       prometheus.Histogram
+	writeBatch      prometheus.Histogram
 
 	// Assistant runs: reported through app.RunRecorder by the run loop (app/assist).
 	runs       *prometheus.CounterVec
@@ -58,12 +59,14 @@ func NewMetrics() *Metrics {
 	m.broadcastSends = counter("broadcast_sends_total", "Broadcast recipients given an outcome, by integration and outcome (sent, failed, skipped).", "integration", "outcome")
 	m.writeWait = histogram("sqlite_write_wait_seconds", "Time a write transaction waited for the single writer connection.",
 		[]float64{.0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5}).WithLabelValues().(prometheus.Histogram)
+	m.writeBatch = histogram("sqlite_write_batch_size", "Write transactions committed together in one SQLite transaction (group commit).",
+		[]float64{1, 2, 4, 8, 16, 32, 64}).WithLabelValues().(prometheus.Histogram)
 	m.runs = counter("assistant_runs_total", "Assistant runs by model and outcome (COMPLETED, FAILED, CANCELED).", "model", "outcome")
 	m.runTokens = counter("assistant_tokens_total", "Model tokens by model and kind (input, output, cache_read, cache_write).", "model", "kind")
 	m.firstToken = histogram("assistant_first_token_seconds", "Provider latency to the first streamed token, by model.", []float64{.1, .25, .5, 1, 2, 5, 10, 30, 60}, "model")
 	m.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.httpRequests, m.httpDuration, m.httpInFlight, m.rateLimited, m.replays, m.webhookAttempts, m.webhookLatency,
-		m.broadcastSends, m.writeWait, m.runs, m.runTokens, m.firstToken)
+		m.broadcastSends, m.writeWait, m.writeBatch, m.runs, m.runTokens, m.firstToken)
 	return m
 }
 
@@ -80,6 +83,9 @@ func (m *Metrics) WebhookAttempt(outcome string, d time.Duration) {
 
 // WriteWait observes the wait for the SQLite writer connection.
 func (m *Metrics) WriteWait(d time.Duration) { m.writeWait.Observe(d.Seconds()) }
+
+// WriteBatch observes how many writes one commit of the SQLite writer carried.
+func (m *Metrics) WriteBatch(n int) { m.writeBatch.Observe(float64(n)) }
 
 // BroadcastSend implements app.Recorder.
 func (m *Metrics) BroadcastSend(integration, outcome string) {

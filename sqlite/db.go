@@ -33,6 +33,8 @@ type DB struct {
 	onStreamed func()
 	// chats keeps loaded chats for inbox pages (CacheChats); nil: each one is loaded.
 	chats *vcache.Cache[int64, app.Chat]
+	// views keeps the lists of inbox searches (inboxview.go, CacheChats); nil: each is read.
+	views *viewCache
 	// writeWait is told how long each Write waited for the writer (metrics); nil: nobody.
 	writeWait func(time.Duration)
 	// writes queue for the writer, committed in batches (batch.go).

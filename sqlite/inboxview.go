@@ -27,6 +27,30 @@ import (
 type searchView struct {
 	org, rest int64
 	seqs      []int64 // read only once cached
+	// prev is the view this one replaced (its own prev dropped): a reader whose snapshot
+	// began before the last write finds its version there instead of reading whole.
+	prev *searchView
+}
+
+// at answers the view, or its previous one, held at versions (org, rest).
+func (v searchView) at(org, rest int64) (searchView, bool) {
+	for _, w := range []*searchView{&v, v.prev} {
+		if w != nil && w.org == org && w.rest == rest {
+			return *w, true
+		}
+	}
+	return searchView{}, false
+}
+
+// base answers the newest of the view and its previous one that can be patched to
+// (org, rest): same rest, older org.
+func (v searchView) base(org, rest int64) (searchView, bool) {
+	for _, w := range []*searchView{&v, v.prev} {
+		if w != nil && w.rest == rest && w.org < org {
+			return *w, true
+		}
+	}
+	return searchView{}, false
 }
 
 // viewCache keeps search views; patched and whole count how views were brought up to date.
@@ -79,16 +103,17 @@ func (t *Tx) searchSeqs(orgID, q string, f app.InboxFilter) ([]int64, error) {
 
 // searchViewAt brings the cached view to versions (org, rest) and caches the result.
 func (t *Tx) searchViewAt(cache *viewCache, key, orgID, q string, f app.InboxFilter, org, rest int64) (searchView, error) {
-	old, cached := cache.views.Get(key, 0)
-	if cached && old.org == org && old.rest == rest {
-		return old, nil
+	cached, ok := cache.views.Get(key, 0)
+	if ok {
+		if v, hit := cached.at(org, rest); hit {
+			return v, nil
+		}
 	}
 	view := searchView{org: org, rest: rest}
 	patched := false
-	var err error
-	if cached && old.rest == rest && old.org < org {
-		view.seqs, patched, err = t.patchView(orgID, q, f, old, org)
-		if err != nil {
+	if base, can := cached.base(org, rest); ok && can {
+		var err error
+		if view.seqs, patched, err = t.patchView(orgID, q, f, base, org); err != nil {
 			return view, err
 		}
 	}
@@ -96,14 +121,23 @@ func (t *Tx) searchViewAt(cache *viewCache, key, orgID, q string, f app.InboxFil
 		cache.patched.Add(1)
 	} else {
 		cache.whole.Add(1)
+		var err error
 		if view.seqs, err = t.searchAll(orgID, q, f); err != nil {
 			return view, err
 		}
 	}
 	// A reader on an older snapshot does not replace a newer view (versions only grow).
-	if !cached || old.rest != rest || old.org <= org {
-		cache.views.Put(key, 0, view, len(view.seqs)/viewSeqsPerChat+1)
+	if !ok || cached.rest != rest || cached.org < org {
+		weight := len(view.seqs)/viewSeqsPerChat + 1
+		if ok {
+			prev := cached
+			prev.prev = nil
+			view.prev = &prev
+			weight += len(prev.seqs) / viewSeqsPerChat
+		}
+		cache.views.Put(key, 0, view, weight)
 	}
+	view.prev = nil
 	return view, nil
 }
 

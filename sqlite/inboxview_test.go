@@ -73,3 +73,43 @@ func TestInboxViewLog(t *testing.T) {
 	updateChat(1, "SNOOZED")
 	step("patched again", 1, 0)
 }
+
+// TestInboxViewOlderSnapshot: a reader whose snapshot began before a write finds its version
+// of a view beside the newer one another reader patched since, instead of reading it whole.
+func TestInboxViewOlderSnapshot(t *testing.T) {
+	t.Parallel()
+	db, _ := openDB(t)
+	db.CacheChats(1000)
+	org, _ := inboxScene(t, db)
+	f := app.InboxFilter{Search: "refund"}
+	list := func(tx app.Tx) string {
+		chats, n, err := tx.ListInbox(org, f, nil, 0, 10, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(idsOf(chats, func(c app.Chat) string { return c.ID }), n)
+	}
+	read(t, db, func(old app.Tx) error {
+		before := list(old) // the snapshot starts here, and the view is read whole
+		write(t, db, func(tx app.Tx) error {
+			c, err := tx.GetChatRow(org, "chat_3")
+			if err != nil {
+				return err
+			}
+			c.State.State = "CLOSED"
+			return tx.UpdateChat(c)
+		})
+		read(t, db, func(tx app.Tx) error { list(tx); return nil }) // patched to the write
+		p0, w0 := db.InboxViewStats()
+		if again := list(old); again != before {
+			t.Errorf("the older snapshot's view %s, first %s", again, before)
+		}
+		if p, w := db.InboxViewStats(); p != p0 || w != w0 {
+			t.Errorf("the older snapshot's view was read again: %d patched, %d whole", p-p0, w-w0)
+		}
+		return nil
+	})
+	if p, w := db.InboxViewStats(); p != 1 || w != 1 {
+		t.Errorf("%d patched, %d whole; want 1 and 1", p, w)
+	}
+}

@@ -66,9 +66,14 @@ func TestInboxSearchViewsPatched(t *testing.T) {
 	k := e.AdminKey
 	agent := e.Member(k, "c", "Agent Smith", "MEMBER")
 	var chats []string
+	var evePhone string // digits: the search that finds a chat by its channel's phone
 	for i, name := range []string{"Ann", "Ben", "Cleo", "Dan", "Eve", "Finn"} {
-		id := chConversation(e, k, "c", name)["id"].(string)
+		chat := chConversation(e, k, "c", name)
+		id := chat["id"].(string)
 		chats = append(chats, id)
+		if name == "Eve" {
+			evePhone = app.PhoneDigits(icContactOf(t, chat)["phone"].(string))
+		}
 		text := "nothing here"
 		if i%2 == 0 {
 			text = "a zebra crossing"
@@ -89,6 +94,7 @@ func TestInboxSearchViewsPatched(t *testing.T) {
 		"search=zebra&filter=UNASSIGNED", "search=zebra&filter=UNREAD", "search=zebra&filter=RESOLVED",
 		"search=zebra&filter=ASSIGNED_TO_ME", "search=zebra&csat_max=3", "search=zebra&ai_status=ENABLED",
 		"search=zebra&ai_status=DISABLED", "search=cleo", "search=ann", "search=zoltan", "search=crossing&filter=UNRESOLVED",
+		"search=" + evePhone, "search=" + evePhone + "&filter=UNRESOLVED",
 		"search=zebra&take=2&page=2", "search=zebra&take=1&page=3", "search=zebra&take=2&next=" + url.QueryEscape(next)}
 	check := func(step string, wantPatched bool) {
 		t.Helper()

@@ -19,6 +19,9 @@ func (db *DB) CacheChats(n int) {
 	if n > 0 {
 		db.chats = vcache.New[int64, app.Chat](n)
 		db.views = &viewCache{views: vcache.New[string, searchView](n)}
+		if db.probe == nil {
+			db.probe, _ = openProbe() // none: changed chats are tested in the index (indexHits)
+		}
 	}
 }
 

@@ -206,9 +206,9 @@ type changedChat struct {
 	id        string
 }
 
-// matchChanged answers which of the changed chats are in the view now: the filters' WHERE
-// clause and the same three sources of hits as searchHits, each bounded to the chat (a
-// message's rowid range, the meta row, the chat's channel).
+// matchChanged answers which of the changed chats are in the view now: those that pass
+// the filters' WHERE clause and match the word as searchHits finds it (a message, the meta
+// text, or the chat's channel phone), the word tested only on the chats the filters keep.
 func (t *Tx) matchChanged(orgID, q string, f app.InboxFilter, changed map[int64]bool) ([]changedChat, error) {
 	seqs := make([]int64, 0, len(changed))
 	for seq := range changed {
@@ -217,20 +217,41 @@ func (t *Tx) matchChanged(orgID, q string, f app.InboxFilter, changed map[int64]
 	digits := app.PhoneDigits(f.Search)
 	f.Search = ""
 	where, args := inboxWhere(orgID, f)
-	args = append([]any{jsonText(seqs)}, append(args, q, q, digits, orgID, likePattern(digits))...)
+	args = append([]any{digits, orgID, likePattern(digits), jsonText(seqs)}, args...)
 	// CROSS JOIN: the changed chats drive, each looked up by its seq; else SQLite may walk
 	// the filters' index (every chat of a state) and test each against the list.
-	rows, err := t.query(`SELECT c.seq, c.updated_at, c.id FROM json_each(?) j CROSS JOIN chats c
-		WHERE c.seq = j.value AND `+where+`
-		AND (EXISTS (SELECT 1 FROM chat_message_fts WHERE chat_message_fts MATCH ?
-				AND rowid BETWEEN c.seq << 32 AND (c.seq << 32) | 4294967295)
-			OR EXISTS (SELECT 1 FROM chat_meta_fts WHERE chat_meta_fts MATCH ? AND rowid = c.seq)
-			OR (? <> '' AND EXISTS (SELECT 1 FROM contact_channels ch WHERE ch.id = c.contact_channel_id
-				AND ch.org_id = ? AND ch.phone_norm <> '' AND ch.phone_norm LIKE ? ESCAPE '\')))`, args...)
+	rows, err := t.query(`SELECT c.seq, c.updated_at, c.id,
+			? <> '' AND EXISTS (SELECT 1 FROM contact_channels ch WHERE ch.id = c.contact_channel_id
+				AND ch.org_id = ? AND ch.phone_norm <> '' AND ch.phone_norm LIKE ? ESCAPE '\')
+		FROM json_each(?) j CROSS JOIN chats c WHERE c.seq = j.value AND `+where, args...)
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, func(r rowScanner) (c changedChat, err error) { return c, r.Scan(&c.seq, &c.updatedAt, &c.id) })
+	type passed struct {
+		changedChat
+		phone bool
+	}
+	kept, err := collect(rows, func(r rowScanner) (c passed, err error) { return c, r.Scan(&c.seq, &c.updatedAt, &c.id, &c.phone) })
+	if err != nil {
+		return nil, err
+	}
+	var test []int64
+	for _, c := range kept {
+		if !c.phone {
+			test = append(test, c.seq)
+		}
+	}
+	hits, err := t.wordHits(q, test)
+	if err != nil {
+		return nil, err
+	}
+	var in []changedChat
+	for _, c := range kept {
+		if c.phone || hits[c.seq] {
+			in = append(in, c.changedChat)
+		}
+	}
+	return in, nil
 }
 
 // errMoved: a chat of a cached view is gone without its change in the log.

@@ -40,10 +40,12 @@ func (t *Tx) wordHits(q string, seqs []int64) (map[int64]bool, error) {
 	if len(seqs) == 0 {
 		return hits, nil
 	}
+	// CROSS JOIN: each chat's rows are a rowid range of the index's table (else SQLite may
+	// scan the whole index and test every row against the list).
 	rows, err := t.query(`SELECT seq, text FROM (
-		SELECT j.value AS seq, m.text FROM json_each(?1) j, chat_message_fts m
+		SELECT j.value AS seq, m.text FROM json_each(?1) j CROSS JOIN chat_message_fts m
 			WHERE m.rowid BETWEEN j.value << 32 AND (j.value << 32) | 4294967295
-		UNION ALL SELECT j.value, t.text FROM json_each(?1) j, chat_meta_fts t WHERE t.rowid = j.value)
+		UNION ALL SELECT j.value, t.text FROM json_each(?1) j CROSS JOIN chat_meta_fts t WHERE t.rowid = j.value)
 		LIMIT ?2`, jsonText(seqs), probeMaxRows+1)
 	if err != nil {
 		return nil, err

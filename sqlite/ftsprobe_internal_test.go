@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"wsapi/app"
@@ -34,6 +35,13 @@ func TestWordHitsProbeAgreesWithIndex(t *testing.T) {
 			if _, err := db.writer.Exec(`INSERT INTO chat_meta_fts (rowid, text, chat_id) VALUES (?, ?, ?)`, seq, m, fmt.Sprint("chat_", seq)); err != nil {
 				t.Fatal(err)
 			}
+		}
+	}
+	for _, table := range []string{"chat_message_fts", "chat_meta_fts"} {
+		var schema string
+		if err := db.writer.QueryRow(`SELECT sql FROM sqlite_master WHERE name = ?`, table).Scan(&schema); err != nil ||
+			!strings.Contains(schema, "tokenize = '"+probeTokenizer+"'") {
+			t.Errorf("%s: %q (%v) is not tokenized as the probe (%s)", table, schema, err, probeTokenizer)
 		}
 	}
 	seqs := []int64{1, 2, 3, 4, 5, 6}

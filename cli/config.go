@@ -43,7 +43,8 @@ type EventsConfig struct {
 // DBConfig locates the SQLite file.
 type DBConfig struct {
 	Path string `mapstructure:"path"`
-	// InboxCacheChats bounds the chats of recent inbox answers kept in memory (0: none).
+	// InboxCacheChats bounds the chats of recent inbox answers kept in memory, and as many
+	// loaded chats and search lists (sqlite/inboxview.go) (0: none).
 	InboxCacheChats int `mapstructure:"inbox_cache_chats"`
 }
 

@@ -12,11 +12,16 @@ import (
 // as the inbox shows them (row, members, last message) under their version (migration
 // 00011): a write to one chat changes every inbox page of its organization, but only that
 // chat, so a page read again after it loads one chat instead of a hundred. Chats are reused
-// only at the version they were loaded at, so never stale.
+// only at the version they were loaded at, so never stale. Search views (inboxview.go) are
+// kept too, within the same bound.
 func (db *DB) CacheChats(n int) {
-	db.chats = nil
+	db.chats, db.views = nil, nil
 	if n > 0 {
 		db.chats = vcache.New[int64, app.Chat](n)
+		db.views = &viewCache{views: vcache.New[string, searchView](n)}
+		if db.probe == nil {
+			db.probe, _ = openProbe() // none: changed chats are tested in the index (indexHits)
+		}
 	}
 }
 

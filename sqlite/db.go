@@ -33,6 +33,10 @@ type DB struct {
 	onStreamed func([]app.StreamEvent)
 	// chats keeps loaded chats for inbox pages (CacheChats); nil: each one is loaded.
 	chats *vcache.Cache[int64, app.Chat]
+	// views keeps the lists of inbox searches (inboxview.go, CacheChats); nil: each is read.
+	views *viewCache
+	// probe tests changed chats against a search word (ftsprobe.go); nil: in the index.
+	probe *sql.DB
 	// writeWait is told how long each Write waited for the writer (metrics); nil: nobody.
 	writeWait func(time.Duration)
 	// writeBatch is told how many writes each batch ran (metrics); nil: nobody.
@@ -136,6 +140,9 @@ func openPool(path string, writer bool, busy time.Duration) (*sql.DB, error) {
 // Close closes both pools and the checkpointer.
 func (db *DB) Close() error {
 	cerr := db.ckpt.close()
+	if db.probe != nil {
+		cerr = errors.Join(cerr, db.probe.Close())
+	}
 	rerr := errors.Join(db.reader.Close(), cerr)
 	if err := db.writer.Close(); err != nil {
 		return err

@@ -81,6 +81,7 @@ var internalUnique = map[string]bool{
 	"oauth_states_used.state":                                               true,
 	"knowledge_files.content_id":                                            true,
 	"inbox_versions.scope":                                                  true,
+	"inbox_changes.org_id, inbox_changes.version":                           true,
 	"contact_counts.org_id":                                                 true,
 }
 

@@ -9,95 +9,58 @@ import (
 )
 
 // listInboxSearch answers a page of the inbox with a search term (q, the FTS query of
-// f.Search), and its count unless known (total >= 0). SQLite would test each chat of the
-// other filters against an index built from the search hits, once for the count and again
-// for the page (about 0.3 µs a probe, 12 ms for 15,000 chats). Here both sets are read once,
-// each as one string (the hits' chat seqs straight from the full-text indexes, the filters'
-// chat seqs in inbox order from the inbox index), and intersected in Go with a bitmap; only
-// the page's chats are then loaded.
+// f.Search) and its count (the caller's when it gives one, total >= 0): the window of the
+// view's list (searchSeqs) after the cursor, past offset. Only the page's chats are loaded.
 func (t *Tx) listInboxSearch(orgID, q string, f app.InboxFilter, after *app.InboxCursor, offset, limit, total int) ([]app.Chat, int, error) {
-	hits, err := t.searchHits(orgID, q, app.PhoneDigits(f.Search))
+	seqs, err := t.searchSeqs(orgID, q, f)
 	if err != nil {
 		return nil, 0, err
 	}
-	f.Search = ""
-	where, args := inboxWhere(orgID, f)
-	var page []int64
 	if total < 0 {
-		page, total, err = t.searchWhole(where, args, hits, after, offset, limit)
-	} else {
-		page, err = t.searchPage(where, args, hits, after, offset, limit)
+		total = len(seqs)
 	}
-	if err != nil || len(page) == 0 {
-		return []app.Chat{}, total, err
+	start := 0
+	if after != nil {
+		if start, err = t.seqsBefore(seqs, after.UpdatedAt, after.ID, true); err != nil {
+			return nil, 0, err
+		}
+	}
+	start = min(start+offset, len(seqs))
+	page := seqs[start:min(start+limit, len(seqs))]
+	if len(page) == 0 {
+		return []app.Chat{}, total, nil
 	}
 	chats, err := t.loadChatsBySeq(page)
 	return chats, total, err
 }
 
-// searchWhole reads every chat of the filters once: the matches are the count, and the page
-// is the ones after the cursor, past offset.
-func (t *Tx) searchWhole(where string, args []any, hits seqSet, after *app.InboxCursor, offset, limit int) ([]int64, int, error) {
-	// above flags the chats at or above the cursor: the page starts after them.
-	above := "0"
-	if after != nil {
-		above = "(c.updated_at, c.id) >= (?, ?)"
-		args = append([]any{after.UpdatedAt, after.ID}, args...)
-	}
-	var seqs string
-	var skip int
-	// The ORDER BY of the subquery is the order group_concat sees the rows in.
-	err := t.row(`SELECT COALESCE(group_concat(seq), ''), COALESCE(SUM(above), 0) FROM (SELECT c.seq, `+above+` AS above
-		FROM chats c WHERE `+where+` ORDER BY c.updated_at DESC, c.id DESC)`, args...).Scan(&seqs, &skip)
+// searchAll reads the whole list of a search view. SQLite would test each chat of the
+// other filters against an index built from the search hits (about 0.3 µs a probe, 12 ms
+// for 15,000 chats). Here both sets are read once, each as one string (the hits' chat seqs
+// straight from the full-text indexes, the filters' chat seqs in inbox order from the inbox
+// index), and intersected in Go with a bitmap.
+func (t *Tx) searchAll(orgID, q string, f app.InboxFilter) ([]int64, error) {
+	hits, err := t.searchHits(orgID, q, app.PhoneDigits(f.Search))
 	if err != nil {
-		return nil, 0, mapErr(err)
+		return nil, err
 	}
-	var page []int64
-	matched, past, i := 0, 0, 0
-	_, err = eachSeq(seqs, func(seq int64) bool {
+	f.Search = ""
+	where, args := inboxWhere(orgID, f)
+	var list string
+	// The ORDER BY of the subquery is the order group_concat sees the rows in.
+	err = t.row(`SELECT COALESCE(group_concat(seq), '') FROM (SELECT c.seq FROM chats c WHERE `+where+`
+		ORDER BY c.updated_at DESC, c.id DESC)`, args...).Scan(&list)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	seqs := []int64{}
+	_, err = eachSeq(list, func(seq int64) bool {
 		if hits.has(seq) {
-			matched++
-			if i >= skip {
-				if past++; past > offset && len(page) < limit {
-					page = append(page, seq)
-				}
-			}
+			seqs = append(seqs, seq)
 		}
-		i++
 		return true
 	})
-	return page, matched, err
-}
-
-// searchPage reads the chats of the filters after the cursor in growing slices, until the
-// page is full: a later page of a walk whose count is known reads about as many chats as it
-// needs.
-func (t *Tx) searchPage(where string, args []any, hits seqSet, after *app.InboxCursor, offset, limit int) ([]int64, error) {
-	if after != nil {
-		where += " AND (c.updated_at, c.id) < (?, ?)"
-		args = append(args, after.UpdatedAt, after.ID)
-	}
-	var page []int64
-	past := 0
-	for from, slice := 0, 1024; ; from, slice = from+slice, slice*4 {
-		var seqs string
-		err := t.row(`SELECT COALESCE(group_concat(seq), '') FROM (SELECT c.seq FROM chats c WHERE `+where+`
-			ORDER BY c.updated_at DESC, c.id DESC LIMIT ? OFFSET ?)`, append(args, slice, from)...).Scan(&seqs)
-		if err != nil {
-			return nil, mapErr(err)
-		}
-		n, err := eachSeq(seqs, func(seq int64) bool {
-			if hits.has(seq) {
-				if past++; past > offset {
-					page = append(page, seq)
-				}
-			}
-			return len(page) < limit
-		})
-		if err != nil || len(page) == limit || n < slice {
-			return page, err
-		}
-	}
+	return seqs, err
 }
 
 // eachSeq calls fn with each number of a group_concat list of chat seqs until fn answers

@@ -181,12 +181,13 @@ func run(dbPath string, spec seedSpec, o options) error {
 	}
 	fmt.Printf("GOMAXPROCS=%d, %d clients, %s per mix, take=%d, inbox cache %d chats, %.0f messages/s written during each mix\n\n",
 		runtime.GOMAXPROCS(0), clients, duration, max(take, 100), o.cache, o.writes)
-	fmt.Printf("| mix | requests | req/s | p50 | p90 | p99 | max | CPU per request | matching chats (min-max) | messages written |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Printf("| mix | requests | req/s | p50 | p90 | p99 | max | CPU per request | matching chats (min-max) | messages written | search views patched / read whole |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, m := range mixes {
 		if only != "" && !strings.Contains(m.name, only) {
 			continue
 		}
 		cpu0 := measure.CPUTime()
+		patched0, whole0 := rt.DB.InboxViewStats()
 		stop := make(chan struct{})
 		wrote := make(chan writeResult, 1)
 		go func() { wrote <- writeMessages(do, chatIDs, o.writes, stop) }()
@@ -200,8 +201,9 @@ func run(dbPath string, spec seedSpec, o options) error {
 			return w.err
 		}
 		perReq := float64((measure.CPUTime() - cpu0).Microseconds()) / 1000 / float64(max(1, len(lat)))
-		fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %.1f ms | %s | %d |\n", m.name, len(lat), float64(len(lat))/duration.Seconds(),
-			pct(lat, 50), pct(lat, 90), pct(lat, 99), pct(lat, 100), perReq, counts[m.name], w.n)
+		patched, whole := rt.DB.InboxViewStats()
+		fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %.1f ms | %s | %d | %d / %d |\n", m.name, len(lat), float64(len(lat))/duration.Seconds(),
+			pct(lat, 50), pct(lat, 90), pct(lat, 99), pct(lat, 100), perReq, counts[m.name], w.n, patched-patched0, whole-whole0)
 	}
 	stopProfile()
 	fmt.Printf("\npeak RSS of the process (server and clients): %d MiB\n", measure.PeakRSS()>>20)

@@ -68,7 +68,7 @@ func (s *Server) inbox(rq *Request) error {
 	if err != nil {
 		return err
 	}
-	s.inboxPages.write(rq.W, pg, l)
+	s.inboxPages.write(rq.W, rq.R, pg, l)
 	return nil
 }
 

@@ -64,7 +64,7 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 		cfg.StreamHeartbeat = 15 * time.Second
 	}
 	s := &Server{svc: svc, cfg: cfg, log: log, db: db, document: servedDocument(cfg.PublicURL),
-		inboxPages: newInboxPages(cfg.InboxCacheChats)}
+		inboxPages: newInboxPages(cfg.InboxCacheChats, cfg.Ops.Compress)}
 	if cfg.RateLimitPerMinute > 0 { // 0 turns rate limiting off (http.rate_limit_per_minute)
 		s.limiter = newIPLimiter(cfg.RateLimitPerMinute, svc.Clock)
 	}

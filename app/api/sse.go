@@ -50,14 +50,27 @@ func startSSE(rq *Request, sub *stream.Subscriber) (*sseWriter, error) {
 	go func() {
 		select {
 		case <-sub.Ended():
-			w.mu.Lock()
-			w.cut = true
-			_ = w.rc.SetWriteDeadline(time.Now())
-			w.mu.Unlock()
+			w.cutOff()
 		case <-rq.Ctx().Done():
+			// The handler has returned (or the client left). When that was because the
+			// subscription ended, the server's last flush must not wait on a full socket:
+			// both channels may be ready at once, and select picks either.
+			select {
+			case <-sub.Ended():
+				w.cutOff()
+			default:
+			}
 		}
 	}()
 	return w, w.flush()
+}
+
+// cutOff fails every write from now on, one blocked on a slow client included.
+func (w *sseWriter) cutOff() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.cut = true
+	_ = w.rc.SetWriteDeadline(time.Now())
 }
 
 // event writes one event; an empty id writes no id line (the client keeps its last one).
@@ -240,7 +253,8 @@ func (s *Server) pump(rq *Request, w *sseWriter, sub *stream.Subscriber, st *sen
 		case <-hb.C:
 			err = w.ping()
 		case it, ok := <-sub.C:
-			if !ok {
+			if !ok { // dropped or the hub closed: end the response without waiting on the client
+				w.cutOff()
 				return
 			}
 			err = writeQueued(w, st, sub, *it)

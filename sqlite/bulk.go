@@ -94,8 +94,11 @@ func (t *Tx) insertBatches(head string, columns, n int, row func(i int) []any) e
 // jsonRows is how many rows one jsonb_each statement carries. Within a transaction SQLite
 // copies every existing page a statement changes into that statement's journal, so the
 // number of statements, not of rows, drives the cost of bulk writes into large random-key
-// indexes; the bound keeps the JSON parameter and one statement's journal moderate.
-const jsonRows = 10000
+// indexes; the bound keeps the JSON parameter and one statement's journal moderate. Ids now
+// sort by time, so a statement's rows go to the end of the id indexes and smaller statements
+// cost no more: at 2,500 the peak RSS of bench/contacts' 50,000-contact seeding is 134 MB
+// instead of 164 MB, for the same import time.
+const jsonRows = 2500
 
 // insertJSON inserts n rows with one INSERT ... SELECT FROM jsonb_each per jsonRows rows: the
 // rows travel as one JSON array of arrays, in order, so the statement is short to parse

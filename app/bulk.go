@@ -71,8 +71,7 @@ type ChannelFill struct {
 // bulkPlan is the classification with, for each updated item, the contact it lands on.
 type bulkPlan struct {
 	BulkResult
-	createdItems []BulkChannel
-	updatedRefs  []ChannelRef // ChannelID "" when matched by contact_id alone
+	updatedRefs []ChannelRef // ChannelID "" when matched by contact_id alone
 }
 
 func validateBulk(in BulkInput) error {
@@ -159,7 +158,6 @@ func (c *classifier) add(plan *bulkPlan, it BulkChannel) {
 		return
 	}
 	plan.Created = append(plan.Created, it)
-	plan.createdItems = append(plan.createdItems, it)
 }
 
 func (c *classifier) invalid(it BulkChannel, keys []string) string {
@@ -242,11 +240,11 @@ func (s *Service) BulkImport(ctx context.Context, orgID string, in BulkInput) (r
 
 func (s *Service) applyBulk(tx Tx, orgID string, plan bulkPlan, segmentIDs []string) error {
 	now := s.now()
-	contacts := make([]Contact, 0, len(plan.createdItems))
-	channels := make([]Channel, 0, len(plan.createdItems))
-	members := make([]string, 0, len(plan.createdItems)+len(plan.updatedRefs))
-	contactIDs, channelIDs := sortedIDs("ct", len(plan.createdItems)), sortedIDs("ch", len(plan.createdItems))
-	for i, it := range plan.createdItems {
+	contacts := make([]Contact, 0, len(plan.Created))
+	channels := make([]Channel, 0, len(plan.Created))
+	members := make([]string, 0, len(plan.Created)+len(plan.updatedRefs))
+	contactIDs, channelIDs := sortedIDs("ct", len(plan.Created)), sortedIDs("ch", len(plan.Created))
+	for i, it := range plan.Created {
 		c := Contact{ID: contactIDs[i], OrgID: orgID, Name: bulkName(it), CreatedAt: now, UpdatedAt: now}
 		contacts = append(contacts, c)
 		channels = append(channels, bulkChannel(channelIDs[i], c.ID, it, now))

@@ -189,16 +189,7 @@ func (db *DB) inBatch(batch []*writeCall, results []writeResult) error {
 	if err := tx.Commit(); err != nil {
 		return txErr("commit", err)
 	}
-	db.ckpt.committed()
-	if db.ckpt.resetDue() {
-		// Between two batches: nothing is appended between this copy and the next begin,
-		// which can then restart the WAL (checkpoint.go). Until a copy finds the WAL short
-		// (it started over), the next batch tries again: a reader on an old snapshot can
-		// keep a restart from happening.
-		if frames, err := checkpoint(db.writer); err != nil || frames >= db.ckpt.resetAt {
-			db.ckpt.due.Store(true)
-		}
-	}
+	db.ckpt.committed(db.writer)
 	return nil
 }
 

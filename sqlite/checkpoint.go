@@ -44,7 +44,8 @@ type checkpointer struct {
 	once  sync.Once
 	// resetAt is the WAL size at which resetDue asks the writer to checkpoint (tests lower it).
 	resetAt int
-	// due: the WAL has grown past resetAt; the writer checkpoints after its next commit.
+	// due: the WAL has grown past resetAt; the writer checkpoints after its next commit
+	// (committed).
 	due atomic.Bool
 }
 
@@ -61,17 +62,23 @@ func startCheckpointer(path string, busy time.Duration) (*checkpointer, error) {
 	return c, nil
 }
 
-// committed tells the checkpointer that the WAL grew; it never blocks.
-func (c *checkpointer) committed() {
+// committed runs on the writer after each commit, through writer: it tells the loop that
+// the WAL grew (never blocking) and, once a restart is due, checkpoints there, between two
+// batches: nothing is appended between that copy and the next begin, which can then restart
+// the WAL. Until a copy finds the WAL short (it started over), the next commit tries again:
+// a reader on an old snapshot can keep a restart from happening.
+func (c *checkpointer) committed(writer *sql.DB) {
 	select {
 	case c.nudge <- struct{}{}:
 	default:
 	}
+	if !c.due.CompareAndSwap(true, false) {
+		return
+	}
+	if frames, err := checkpoint(writer); err != nil || frames >= c.resetAt {
+		c.due.Store(true)
+	}
 }
-
-// resetDue tells the writer, after a commit, to checkpoint itself so that its next write
-// restarts the WAL; it answers true once per request.
-func (c *checkpointer) resetDue() bool { return c.due.CompareAndSwap(true, false) }
 
 func (c *checkpointer) loop() {
 	defer close(c.done)

@@ -139,15 +139,11 @@ func openPool(path string, writer bool, busy time.Duration) (*sql.DB, error) {
 
 // Close closes both pools and the checkpointer.
 func (db *DB) Close() error {
-	cerr := db.ckpt.close()
+	errs := []error{db.ckpt.close()}
 	if db.probe != nil {
-		cerr = errors.Join(cerr, db.probe.Close())
+		errs = append(errs, db.probe.Close())
 	}
-	rerr := errors.Join(db.reader.Close(), cerr)
-	if err := db.writer.Close(); err != nil {
-		return err
-	}
-	return rerr
+	return errors.Join(append(errs, db.reader.Close(), db.writer.Close())...)
 }
 
 // Path is the database file.

@@ -46,7 +46,7 @@ func (db *DB) Migrate(ctx context.Context, progress func(MigrationResult)) error
 		return err
 	}
 	results, err := p.Up(ctx)
-	db.ckpt.committed()
+	db.ckpt.committed(db.writer)
 	for _, r := range results {
 		if progress != nil && r.Source != nil {
 			progress(MigrationResult{Version: r.Source.Version, Name: r.Source.Path, Duration: r.Duration.String()})

@@ -19,8 +19,8 @@ func (s *Server) compress(next http.Handler) http.Handler {
 	// BestSpeed: at the default level, compressing the inbox's 100-chat pages was 36% of the
 	// CPU of bench/inbox's main view; level 1 costs about a third of that and JSON still
 	// shrinks several times over.
-	wrapper, err := gzhttp.NewWrapper(gzhttp.MinSize(1024), gzhttp.ContentTypes([]string{"application/json"}),
-		gzhttp.CompressionLevel(gzip.BestSpeed))
+	wrapper, err := gzhttp.NewWrapper(gzhttp.MinSize(compressMin), gzhttp.ContentTypes([]string{"application/json"}),
+		gzhttp.CompressionLevel(compressLevel))
 	if err != nil {
 		panic("api: gzhttp options: " + err.Error()) // fixed options above; cannot fail
 	}
@@ -33,6 +33,13 @@ func (s *Server) compress(next http.Handler) http.Handler {
 		compressed.ServeHTTP(w, r)
 	})
 }
+
+// compressMin is the size under which an answer goes uncompressed; compressLevel the gzip
+// level (inboxpages.go keeps pages compressed the same way).
+const (
+	compressMin   = 1024
+	compressLevel = gzip.BestSpeed
+)
 
 func isEventStream(r *http.Request) bool {
 	return strings.Contains(r.Header.Get("Accept"), "text/event-stream") || strings.HasSuffix(r.URL.Path, "/stream")

@@ -29,9 +29,6 @@ type encodedPage struct {
 	json, gz []byte
 }
 
-// compressMin is the size under which an answer is not compressed (as in compress.go).
-const compressMin = 1024
-
 // newInboxPages holds up to chats chats' worth of pages (db.inbox_cache_chats); 0: none.
 func newInboxPages(chats int, compress bool) *inboxPages {
 	if chats <= 0 {
@@ -77,11 +74,11 @@ func (c *inboxPages) write(w http.ResponseWriter, r *http.Request, p app.Page, l
 	writeEncoded(w, http.StatusOK, pg.json)
 }
 
-// gzipped is b compressed at the level the compression middleware uses.
+// gzipped is b compressed as the compression middleware does (compressLevel).
 func gzipped(b []byte) []byte {
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed) // a valid level: no error
-	zw.Write(b)                                        // into memory: no error
+	zw, _ := gzip.NewWriterLevel(&buf, compressLevel) // a valid level: no error
+	zw.Write(b)                                       // into memory: no error
 	zw.Close()
 	return buf.Bytes()
 }

@@ -113,14 +113,17 @@ func humanError(err error) string {
 	return err.Error()
 }
 
-func (e *env) logger() *slog.Logger {
+func (e *env) logger() *slog.Logger { return e.loggerTo(e.stderr) }
+
+// loggerTo is a logger in log.format at log.level, writing to w.
+func (e *env) loggerTo(w io.Writer) *slog.Logger {
 	level := slog.LevelInfo
 	_ = level.UnmarshalText([]byte(e.cfg.Log.Level))
 	opts := &slog.HandlerOptions{Level: level}
 	if e.cfg.Log.Format == "json" {
-		return slog.New(slog.NewJSONHandler(e.stderr, opts))
+		return slog.New(slog.NewJSONHandler(w, opts))
 	}
-	return slog.New(slog.NewTextHandler(e.stderr, opts))
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 // openStore opens and migrates the database at path; progress reports each migration applied.

@@ -53,6 +53,8 @@ type Runtime struct {
 type Options struct {
 	Clock app.Clock
 	Log   *slog.Logger
+	// AccessLog takes the request lines (api.Config.AccessLog); nil: Log.
+	AccessLog *slog.Logger
 	// Resolver replaces the system DNS resolver for webhook targets (tests).
 	Resolver app.Resolver
 }
@@ -112,6 +114,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		Ops:                rt.apiOps(cfg),
 		InboxCacheChats:    cfg.DB.InboxCacheChats,
 		PublicURL:          cfg.HTTP.PublicURL,
+		AccessLog:          opt.AccessLog,
 	}, log)
 	rt.Handler = handler
 	return rt, nil

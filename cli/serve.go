@@ -46,7 +46,9 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 		return err
 	}
 	defer unlock()
-	rt, err := Build(ctx, e.cfg, Options{Log: log})
+	access := newLogBuffer(e.stderr, logFlushInterval)
+	defer access.Close() // after the drain: the last requests' lines too
+	rt, err := Build(ctx, e.cfg, Options{Log: log, AccessLog: e.loggerTo(access)})
 	if err != nil {
 		return err
 	}

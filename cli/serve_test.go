@@ -206,6 +206,10 @@ func TestServeDrainsInFlightRequests(t *testing.T) {
 	if code := s.wait(); code != 0 {
 		t.Fatalf("exit code %d:\n%s", code, s.log())
 	}
+	// Request lines are written in batches; the drained request's line is not lost at exit.
+	if !regexp.MustCompile(`msg=request .*method=POST route=/orgs/\{org\}/members status=201`).MatchString(s.log()) {
+		t.Errorf("no request line for the drained request:\n%s", s.log())
+	}
 	// New connections are refused once the server is gone.
 	if c, err := net.DialTimeout("tcp", s.addr, time.Second); err == nil {
 		c.Close()

@@ -100,11 +100,11 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, statusOf(e.Code), body)
 }
 
+// logFrom is the logger for lines about this request: they carry its request_id. It is made
+// when a line is logged, not for every request (most log nothing but their request line).
 func logFrom(r *http.Request) *slog.Logger {
-	if l, ok := r.Context().Value(loggerKey{}).(*slog.Logger); ok {
-		return l
+	if ri, ok := r.Context().Value(infoKey{}).(*requestInfo); ok && ri.log != nil {
+		return ri.log.With("request_id", ri.id)
 	}
 	return slog.Default()
 }
-
-type loggerKey struct{}

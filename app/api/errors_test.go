@@ -36,7 +36,7 @@ func TestErrorAnswers(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			w := httptest.NewRecorder()
 			r := httptest.NewRequest("GET", "/orgs/c", nil)
-			r = r.WithContext(context.WithValue(r.Context(), loggerKey{}, slog.New(slog.DiscardHandler)))
+			r = r.WithContext(context.WithValue(r.Context(), infoKey{}, &requestInfo{log: slog.New(slog.DiscardHandler)}))
 			writeError(w, r, c.err)
 			if w.Code != c.status || w.Header().Get("Retry-After") != c.retryAfter {
 				t.Fatalf("status %d, Retry-After %q; want %d, %q", w.Code, w.Header().Get("Retry-After"), c.status, c.retryAfter)

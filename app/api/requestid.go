@@ -11,8 +11,6 @@ import (
 // answers as is, so nothing that could break a log line or a header.
 var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 
-type requestIDKey struct{}
-
 // newRequestID is the client's X-Request-Id when it is sane, else a new random one (119
 // bits); it is set on the answer at once so that every response carries it.
 func newRequestID(w http.ResponseWriter, r *http.Request) string {
@@ -26,6 +24,8 @@ func newRequestID(w http.ResponseWriter, r *http.Request) string {
 
 // requestIDOf is the id logRequests gave the request ("" outside it).
 func requestIDOf(r *http.Request) string {
-	id, _ := r.Context().Value(requestIDKey{}).(string)
-	return id
+	if ri, ok := r.Context().Value(infoKey{}).(*requestInfo); ok {
+		return ri.id
+	}
+	return ""
 }

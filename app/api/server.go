@@ -34,6 +34,9 @@ type Config struct {
 	InboxCacheChats int
 	// PublicURL is http.public_url, named in the served OpenAPI document's servers.
 	PublicURL string
+	// AccessLog takes the request line of every request; nil: the server's logger. `app
+	// serve` gives it one that batches its writes (cli/logbuffer.go).
+	AccessLog *slog.Logger
 }
 
 // Pinger tells whether the database answers.
@@ -43,9 +46,11 @@ type Pinger interface {
 
 // Server is the API's http.Handler.
 type Server struct {
-	svc     *app.Service
-	cfg     Config
-	log     *slog.Logger
+	svc *app.Service
+	cfg Config
+	log *slog.Logger
+	// access takes the one line per request (Config.AccessLog).
+	access  *slog.Logger
 	db      Pinger
 	limiter *ipLimiter
 	handler http.Handler
@@ -63,7 +68,11 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 	if cfg.StreamHeartbeat <= 0 {
 		cfg.StreamHeartbeat = 15 * time.Second
 	}
-	s := &Server{svc: svc, cfg: cfg, log: log, db: db, document: servedDocument(cfg.PublicURL),
+	access := cfg.AccessLog
+	if access == nil {
+		access = log
+	}
+	s := &Server{svc: svc, cfg: cfg, log: log, access: access, db: db, document: servedDocument(cfg.PublicURL),
 		inboxPages: newInboxPages(cfg.InboxCacheChats, cfg.Ops.Compress)}
 	if cfg.RateLimitPerMinute > 0 { // 0 turns rate limiting off (http.rate_limit_per_minute)
 		s.limiter = newIPLimiter(cfg.RateLimitPerMinute, svc.Clock)
@@ -184,10 +193,13 @@ func bearerToken(h string) (string, bool) {
 	return strings.TrimSpace(token), true
 }
 
-// requestInfo carries what the request log reports and the handlers fill in.
+// requestInfo carries what the request log reports and the handlers fill in, and the
+// request's id and the server's logger (logFrom): one context value per request.
 type requestInfo struct {
 	route string
 	org   string
+	id    string
+	log   *slog.Logger
 }
 
 type infoKey struct{}
@@ -244,17 +256,17 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &requestInfo{}
-		id := newRequestID(w, r)
-		log := s.log.With("request_id", id) // on every line logged for this request
-		ctx := context.WithValue(r.Context(), infoKey{}, ri)
-		ctx = context.WithValue(ctx, loggerKey{}, log)
-		ctx = context.WithValue(ctx, requestIDKey{}, id)
+		ri := &requestInfo{id: newRequestID(w, r), log: s.log}
 		rec := &statusRecorder{ResponseWriter: w}
+		ctx := context.WithValue(r.Context(), infoKey{}, ri)
 		next.ServeHTTP(rec, r.WithContext(ctx))
-		log.Info("request", "method", r.Method, "route", ri.routeName(), "status", rec.status,
-			"duration_ms", float64(time.Since(start).Microseconds())/1000, "org", ri.org,
-			"client_ip", clientIP(r, s.cfg.TrustedProxies))
+		if !s.access.Enabled(ctx, slog.LevelInfo) {
+			return
+		}
+		s.access.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("request_id", ri.id),
+			slog.String("method", r.Method), slog.String("route", ri.routeName()), slog.Int("status", rec.status),
+			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000), slog.String("org", ri.org),
+			slog.String("client_ip", clientIP(r, s.cfg.TrustedProxies)))
 	})
 }
 

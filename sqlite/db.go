@@ -45,6 +45,10 @@ type DB struct {
 	writes writeQueue
 	// ckpt copies the WAL back into the file after commits (checkpoint.go).
 	ckpt *checkpointer
+	// wal tells whether anything was committed since a stamp (walindex.go); authSeen is
+	// the authentication version last read, under its stamp.
+	wal      *walIndex
+	authSeen sinceStamp
 }
 
 // SetSealer sets what seals secrets at rest; it must be set before secrets are stored.
@@ -121,7 +125,7 @@ func open(path string, busy time.Duration) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
-	return &DB{writer: w, reader: r, path: path, ckpt: ckpt}, nil
+	return &DB{writer: w, reader: r, path: path, ckpt: ckpt, wal: openWALIndex(w, path)}, nil
 }
 
 // openPool opens a pool whose connections keep their prepared statements.
@@ -139,6 +143,7 @@ func openPool(path string, writer bool, busy time.Duration) (*sql.DB, error) {
 
 // Close closes both pools and the checkpointer.
 func (db *DB) Close() error {
+	db.wal.close() // before the connections: the file stays whole while they are open
 	errs := []error{db.ckpt.close()}
 	if db.probe != nil {
 		errs = append(errs, db.probe.Close())

@@ -1,0 +1,66 @@
+package sqlite
+
+import (
+	"sync"
+)
+
+// walStamp is the header SQLite keeps at the start of the WAL index (the -shm file beside
+// the database): every commit, by any connection of any process, writes a new one (the last
+// frame, its checksum, the salts), and nothing else does. Two equal stamps mean nothing was
+// committed in between. Layout: https://sqlite.org/walformat.html, "The WAL-Index Header".
+type walStamp [walHeaderWords]uint32
+
+// walHeaderWords is the 48-byte header, in 32-bit words; the index holds two copies of it.
+const walHeaderWords = 12
+
+// walIndex reads stamps from a read-only mapping of the -shm file (walindex_unix.go). A
+// stamp is a few memory loads, where asking SQLite whether anything changed means a read
+// transaction: two fcntl locks and a statement. Without a mapping (another platform, or the
+// file could not be mapped) there is no stamp and callers ask SQLite.
+type walIndex struct {
+	mu  sync.RWMutex // held while reading mem, so close never unmaps under a reader
+	mem []byte
+}
+
+// stamp is the current header, if it could be read whole: SQLite writes the second copy,
+// then the first, so equal copies read first then second are one header, not a torn one.
+func (w *walIndex) stamp() (s walStamp, ok bool) {
+	if w == nil {
+		return s, false
+	}
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if w.mem == nil {
+		return s, false
+	}
+	var second walStamp
+	for i := range s {
+		s[i] = loadWord(w.mem, i)
+	}
+	for i := range second {
+		second[i] = loadWord(w.mem, walHeaderWords+i)
+	}
+	// Word 3 holds isInit and the page size: zero only before SQLite has written a header.
+	return s, s[3] != 0 && s == second
+}
+
+// sinceStamp keeps one value read from the database and the stamp it was read under: the
+// value still holds while the stamp has not changed.
+type sinceStamp struct {
+	mu    sync.Mutex
+	stamp walStamp
+	value int64
+	set   bool
+}
+
+func (c *sinceStamp) get(s walStamp) (int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.value, c.set && c.stamp == s
+}
+
+func (c *sinceStamp) put(s walStamp, v int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stamp, c.value, c.set = s, v, true
+}

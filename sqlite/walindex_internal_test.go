@@ -1,0 +1,90 @@
+//go:build unix
+
+package sqlite
+
+import (
+	"context"
+	"testing"
+)
+
+// TestAuthVersionFollowsEveryCommit: the WAL index's stamp changes with every commit, this
+// handle's or another's on the same file (as another process's), and AuthVersion answers
+// without SQLite only while it has not: a version bumped elsewhere is seen on the next call.
+func TestAuthVersionFollowsEveryCommit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openInternal(t)
+	other, err := Open(db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	stamp := func() walStamp {
+		t.Helper()
+		s, ok := db.wal.stamp()
+		if !ok {
+			t.Fatal("no stamp from the WAL index")
+		}
+		return s
+	}
+	version := func() int64 {
+		t.Helper()
+		v, err := db.AuthVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	bump := func(on *DB) {
+		t.Helper()
+		if _, err := on.writer.ExecContext(ctx, `UPDATE auth_version SET version = version + 1 WHERE id = 1`); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	v0 := version()
+	s0 := stamp()
+	if v, ok := db.authSeen.get(s0); !ok || v != v0 {
+		t.Fatalf("the version read under an unchanged stamp is not kept (%d, %v)", v, ok)
+	}
+	if version() != v0 || stamp() != s0 {
+		t.Fatal("a read changed the version or the stamp")
+	}
+	bump(other)
+	if stamp() == s0 {
+		t.Fatal("another handle's commit left the stamp as it was")
+	}
+	if v := version(); v != v0+1 {
+		t.Fatalf("after another handle's change the version is %d, want %d", v, v0+1)
+	}
+	s1 := stamp()
+	bump(db)
+	if stamp() == s1 {
+		t.Fatal("this handle's commit left the stamp as it was")
+	}
+	if v := version(); v != v0+2 {
+		t.Fatalf("after this handle's change the version is %d, want %d", v, v0+2)
+	}
+	// A checkpoint that copies the whole WAL back, then a commit that starts the WAL over.
+	if _, err := other.writer.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatal(err)
+	}
+	version()
+	bump(other)
+	if v := version(); v != v0+3 {
+		t.Fatalf("after a WAL restart the version is %d, want %d", v, v0+3)
+	}
+}
+
+// TestClosedWALIndexHasNoStamp: after Close nothing reads the unmapped page.
+func TestClosedWALIndexHasNoStamp(t *testing.T) {
+	t.Parallel()
+	db, _ := migratedDB(t, busyTimeout)
+	if _, ok := db.wal.stamp(); !ok {
+		t.Fatal("no stamp while open")
+	}
+	db.Close()
+	if _, ok := db.wal.stamp(); ok {
+		t.Fatal("a stamp after Close")
+	}
+}

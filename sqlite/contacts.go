@@ -13,10 +13,15 @@ const contactColumns = `c.id, c.org_id, c.name, c.blocked, c.unsubscribed, c.is_
 
 func scanContact(r rowScanner) (app.Contact, error) {
 	var c app.Contact
-	err := r.Scan(&c.ID, &c.OrgID, &c.Name, &c.Blocked, &c.Unsubscribed, &c.IsAdmin, &c.BlockedAt, &c.UnsubscribedAt,
-		&c.UnsubscribeReason, &c.UnsubscribeFeedback, &c.CreatedAt, &c.UpdatedAt)
+	err := r.Scan(contactFields(&c)...)
 	c.Channels, c.Segments = []app.Channel{}, []app.Segment{}
 	return c, err
+}
+
+// contactFields are where the columns of contactColumns scan to.
+func contactFields(c *app.Contact) []any {
+	return []any{&c.ID, &c.OrgID, &c.Name, &c.Blocked, &c.Unsubscribed, &c.IsAdmin, &c.BlockedAt, &c.UnsubscribedAt,
+		&c.UnsubscribeReason, &c.UnsubscribeFeedback, &c.CreatedAt, &c.UpdatedAt}
 }
 
 // CreateContact inserts a contact row (channels and memberships are added separately).
@@ -27,14 +32,45 @@ func (t *Tx) CreateChannel(orgID string, ch app.Channel) error {
 	return t.InsertChannels(orgID, []app.Channel{ch})
 }
 
-// GetContact reads a contact with its channels and segments.
+// GetContact reads a contact with its channels and segments: one statement for the contact
+// and its channels (one row per channel, or one row of empty channel columns), which also
+// tells whether the contact is in any segment; a second only if it is. GET contact ran three
+// statements, and each statement's own cost was most of its work.
 func (t *Tx) GetContact(orgID, id string) (app.Contact, error) {
-	c, err := scanContact(t.row(`SELECT `+contactColumns+` FROM contacts c WHERE c.org_id = ? AND c.id = ?`, orgID, id))
+	type row struct {
+		c          app.Contact
+		inSegments bool
+		ch         app.Channel
+		pd         string
+	}
+	rows, err := queryAll(t, func(r rowScanner) (v row, err error) {
+		dest := append(contactFields(&v.c), &v.inSegments)
+		return v, r.Scan(append(dest, channelFields(&v.ch, &v.pd)...)...)
+	}, `SELECT `+contactColumns+`, EXISTS (SELECT 1 FROM segment_members sm WHERE sm.contact_id = c.id), `+
+		joinedChannelColumns+` FROM contacts c LEFT JOIN contact_channels ch ON ch.contact_id = c.id
+		WHERE c.org_id = ? AND c.id = ? ORDER BY ch.created_at, ch.rowid`, orgID, id)
 	if err != nil {
-		return c, one(err, "contact")
+		return app.Contact{}, err
+	}
+	if len(rows) == 0 {
+		return app.Contact{}, app.NotFound("contact")
+	}
+	c := rows[0].c
+	c.Channels, c.Segments = []app.Channel{}, []app.Segment{}
+	for _, r := range rows {
+		if r.ch.ID == "" { // the LEFT JOIN's row of a contact without channels
+			continue
+		}
+		if err := finishChannel(&r.ch, r.pd); err != nil {
+			return c, err
+		}
+		c.Channels = append(c.Channels, r.ch)
+	}
+	if !rows[0].inSegments {
+		return c, nil
 	}
 	list := []app.Contact{c}
-	if err := t.attachContactChildren(list); err != nil {
+	if err := t.attachSegments(list, []string{c.ID}, map[string]int{c.ID: 0}); err != nil {
 		return c, err
 	}
 	return list[0], nil
@@ -116,6 +152,11 @@ func (t *Tx) attachContactChildren(cs []app.Contact) error {
 		i := index[ch.ContactID]
 		cs[i].Channels = append(cs[i].Channels, ch)
 	}
+	return t.attachSegments(cs, ids, index)
+}
+
+// attachSegments loads the segments of contacts (ids, and their index in cs).
+func (t *Tx) attachSegments(cs []app.Contact, ids []string, index map[string]int) error {
 	in, arg := idsIn(ids)
 	rows, err := t.query(`SELECT sm.contact_id, `+segmentColumns+` FROM segment_members sm
 		JOIN segments s ON s.id = sm.segment_id WHERE sm.contact_id `+in+`
@@ -153,19 +194,36 @@ func (t *Tx) channelsOf(contactIDs []string) ([]app.Channel, error) {
 		WHERE contact_id `+in+` ORDER BY created_at, rowid`, arg)
 }
 
+// joinedChannelColumns are channelColumns of a LEFT JOIN's ch, empty strings where it found
+// no channel (a NULL does not scan into a string).
+const joinedChannelColumns = `COALESCE(ch.id, ''), COALESCE(ch.contact_id, ''), COALESCE(ch.type, ''),
+	COALESCE(ch.user_id, ''), COALESCE(ch.avatar, ''), COALESCE(ch.name, ''), COALESCE(ch.username, ''),
+	COALESCE(ch.email, ''), COALESCE(ch.phone, ''), COALESCE(ch.country, ''), COALESCE(ch.agent, ''),
+	COALESCE(ch.ip, ''), COALESCE(ch.language, ''), COALESCE(ch.platform_data, '{}'), ch.created_at, ch.updated_at`
+
 // scanChannel reads a row of channelColumns.
 func scanChannel(r rowScanner) (app.Channel, error) {
 	var ch app.Channel
 	var pd string
-	if err := r.Scan(&ch.ID, &ch.ContactID, &ch.Type, &ch.UserID, &ch.Avatar, &ch.Name, &ch.Username, &ch.Email,
-		&ch.Phone, &ch.Country, &ch.Agent, &ch.IP, &ch.Language, &pd, &ch.CreatedAt, &ch.UpdatedAt); err != nil {
+	if err := r.Scan(channelFields(&ch, &pd)...); err != nil {
 		return ch, err
 	}
+	return ch, finishChannel(&ch, pd)
+}
+
+// channelFields are where the columns of channelColumns scan to, platform_data's text to pd.
+func channelFields(ch *app.Channel, pd *string) []any {
+	return []any{&ch.ID, &ch.ContactID, &ch.Type, &ch.UserID, &ch.Avatar, &ch.Name, &ch.Username, &ch.Email,
+		&ch.Phone, &ch.Country, &ch.Agent, &ch.IP, &ch.Language, pd, &ch.CreatedAt, &ch.UpdatedAt}
+}
+
+// finishChannel decodes the platform data a channel was scanned with and derives its link.
+func finishChannel(ch *app.Channel, pd string) error {
 	if err := json.Unmarshal([]byte(pd), &ch.PlatformData); err != nil {
-		return ch, fmt.Errorf("sqlite: platform_data: %w", err)
+		return fmt.Errorf("sqlite: platform_data: %w", err)
 	}
 	ch.Link = ch.ChannelProfile.Link()
-	return ch, nil
+	return nil
 }
 
 // UpdateContact writes the contact's own columns.

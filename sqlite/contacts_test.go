@@ -310,3 +310,55 @@ func TestNotesAndMemories(t *testing.T) {
 		return nil
 	})
 }
+
+// TestGetContactAgreesWithTheList: GET contact reads a contact and its channels in one
+// statement and its segments only when it has any; it must answer what the list (separate
+// queries per child) answers, for contacts with no channel, one, several created in the same
+// instant (kept in insertion order), with and without segments.
+func TestGetContactAgreesWithTheList(t *testing.T) {
+	t.Parallel()
+	db, _ := openDB(t)
+	org := newOrg(t, db, "org_g", "", 0).ID
+	contactBook(t, db, org)
+	write(t, db, func(tx app.Tx) error {
+		return firstErr(
+			tx.InsertContacts([]app.Contact{contact(org, "ct_5", "Many", 5)}),
+			tx.InsertChannels(org, []app.Channel{
+				channel("ch_z", "ct_5", 5, app.ChannelProfile{Type: "email", Email: "z@example.com"}),
+				channel("ch_a", "ct_5", 5, app.ChannelProfile{Type: "phone", Phone: "+1 555 0100"}),
+				channel("ch_m", "ct_5", 4, app.ChannelProfile{Type: "internal", UserID: "u5"}),
+			}),
+			tx.AddToSegment(org, "seg_2", []string{"ct_5"}),
+		)
+	})
+	read(t, db, func(tx app.Tx) error {
+		list, _, err := tx.ListContacts(org, app.ContactFilter{}, app.Page{Page: 1, Take: 50})
+		if err != nil || len(list) != 5 {
+			t.Fatalf("list %d (%v)", len(list), err)
+		}
+		for _, want := range list {
+			got, err := tx.GetContact(org, want.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want); a != b {
+				t.Errorf("GET %s:\n%s\nthe list:\n%s", want.ID, a, b)
+			}
+		}
+		c, _ := tx.GetContact(org, "ct_5")
+		var ids []string
+		for _, ch := range c.Channels {
+			ids = append(ids, ch.ID)
+		}
+		if !slices.Equal(ids, []string{"ch_m", "ch_z", "ch_a"}) || len(c.Segments) != 1 {
+			t.Errorf("ct_5's channels %v (oldest first, then as inserted), segments %+v", ids, c.Segments)
+		}
+		if c, _ := tx.GetContact(org, "ct_4"); len(c.Channels) != 0 || c.Channels == nil || len(c.Segments) != 2 {
+			t.Errorf("ct_4 (no channels, two segments): %+v", c)
+		}
+		if c, _ := tx.GetContact(org, "ct_2"); len(c.Channels) != 1 || len(c.Segments) != 0 || c.Segments == nil {
+			t.Errorf("ct_2 (one channel, no segments): %+v", c)
+		}
+		return nil
+	})
+}

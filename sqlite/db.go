@@ -5,6 +5,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -162,7 +163,7 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Tx is one transaction; its methods, one file per aggregate, implement app.Tx.
 type Tx struct {
-	tx  *sql.Tx
+	tx  session
 	ctx context.Context
 	// caller is the caller's context when ctx is detached from its cancellation (reads):
 	// checked before each statement instead (see Read).
@@ -179,6 +180,15 @@ type Tx struct {
 
 var _ app.Tx = (*Tx)(nil)
 
+// session is what a Tx runs its statements on: the *sql.Tx of a write, the *sql.Conn of a
+// read (see Read).
+type session interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
 // Read runs fn in a read transaction on a snapshot. Its statements run on a context without
 // the caller's cancellation, which is checked before each statement instead: with a
 // cancellable context database/sql and the driver start a goroutine per transaction and per
@@ -189,13 +199,29 @@ func (db *DB) Read(ctx context.Context, fn func(app.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sqlite: begin read: %w", err)
 	}
+	// A connection and a plain BEGIN rather than an *sql.Tx: database/sql starts a goroutine
+	// for every Tx, and one for every query of a Tx, to watch contexts that a read's
+	// (detached, see stmtCtx) never ends.
 	quiet := context.WithoutCancel(ctx)
-	tx, err := db.reader.BeginTx(quiet, nil)
+	c, err := db.reader.Conn(quiet)
 	if err != nil {
 		return txErr("begin read", err)
 	}
-	defer tx.Rollback()
-	return fn(&Tx{tx: tx, ctx: quiet, caller: ctx, db: db, readOnly: true})
+	if _, err := c.ExecContext(quiet, "BEGIN"); err != nil {
+		c.Close()
+		return txErr("begin read", err)
+	}
+	defer endRead(c)
+	return fn(&Tx{tx: c, ctx: quiet, caller: ctx, db: db, readOnly: true})
+}
+
+// endRead ends a read's transaction and gives its connection back to the pool; a connection
+// whose ROLLBACK failed may still be in the transaction, so it is closed instead.
+func endRead(c *sql.Conn) {
+	if _, err := c.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+		c.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	c.Close()
 }
 
 // Backup writes a consistent copy of the live database to path (VACUUM INTO), a new file

@@ -1,74 +1,66 @@
 package cli
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
-// lockedBuffer is a bytes.Buffer safe to read while the flush timer writes into it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+// writes hands over each Write as one string, so a test sees how lines were grouped.
+type writes chan string
+
+func (w writes) Write(p []byte) (int, error) {
+	w <- string(p)
+	return len(p), nil
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
+func (w writes) next(t *testing.T) string {
+	t.Helper()
+	select {
+	case s := <-w:
+		return s
+	case <-time.After(5 * time.Second):
+		t.Fatal("nothing written")
+		return ""
+	}
 }
 
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func TestLogBufferHoldsLinesUntilItsInterval(t *testing.T) {
-	var out lockedBuffer
-	b := newLogBuffer(&out, 20*time.Millisecond)
+func TestLogBufferWritesItsLinesTogetherAfterItsInterval(t *testing.T) {
+	out := make(writes, 16)
+	b := newLogBuffer(out, 20*time.Millisecond)
 	b.Write([]byte("one\n"))
 	b.Write([]byte("two\n"))
-	if out.String() != "" {
-		t.Fatalf("written before the interval: %q", out.String())
+	if len(out) != 0 {
+		t.Fatalf("written before the interval: %q", <-out)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for out.String() != "one\ntwo\n" {
-		if time.Now().After(deadline) {
-			t.Fatalf("after the interval: %q", out.String())
-		}
-		time.Sleep(5 * time.Millisecond)
+	if got := out.next(t); got != "one\ntwo\n" {
+		t.Fatalf("first write %q, want both lines in one", got)
 	}
-	b.Write([]byte("three\n")) // a new interval starts with the next line
-	for out.String() != "one\ntwo\nthree\n" {
-		if time.Now().After(deadline) {
-			t.Fatalf("second interval: %q", out.String())
-		}
-		time.Sleep(5 * time.Millisecond)
+	b.Write([]byte("three\n")) // the next line starts the next interval
+	if got := out.next(t); got != "three\n" {
+		t.Fatalf("second write %q", got)
 	}
 }
 
 func TestLogBufferNeverSplitsALineAndCloseWritesTheRest(t *testing.T) {
-	var out lockedBuffer
-	b := newLogBuffer(&out, time.Hour)
+	out := make(writes, 16)
+	b := newLogBuffer(out, time.Hour)
 	line := strings.Repeat("x", 1000) + "\n"
 	n := logBufferSize/len(line) + 1 // one more than fits
 	for range n {
 		b.Write([]byte(line))
 	}
-	if got := out.String(); len(got) != (n-1)*len(line) || !strings.HasSuffix(got, "\n") {
+	if got := out.next(t); got != strings.Repeat(line, n-1) {
 		t.Fatalf("a full buffer wrote %d bytes, want the %d whole lines that fit", len(got), n-1)
 	}
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := out.String(); len(got) != n*len(line) {
-		t.Fatalf("Close left %d of %d bytes", n*len(line)-len(got), n*len(line))
+	if got := out.next(t); got != line {
+		t.Fatalf("Close wrote %d bytes, want the last line", len(got))
 	}
-	b.Write([]byte("late\n")) // after Close: at once
-	if !strings.HasSuffix(out.String(), "late\n") {
-		t.Fatal("a line after Close waits")
+	b.Write([]byte("late\n"))
+	if got := out.next(t); got != "late\n" {
+		t.Fatalf("after Close %q, want the line at once", got)
 	}
 }

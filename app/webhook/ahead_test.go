@@ -54,41 +54,46 @@ func emitEach(t *testing.T, e *apitest.Env, orgs [3]string, n int) map[string]bo
 	return ids
 }
 
-// Jobs claimed ahead of the free workers count against the per-endpoint cap: when a quick
-// endpoint's answers free workers and they start the jobs claimed ahead, the two endpoints
-// that hang still hold no more than their 8 requests each.
+// Jobs claimed ahead of the free workers count against the per-endpoint cap: a round with
+// every endpoint at its cap (counting those jobs) claims nothing more of theirs, so when two
+// quick endpoints' answers free workers for the jobs claimed ahead, the endpoint that hangs
+// still holds no more than its 8 requests.
 func TestClaimedAheadJobsKeepTheCaps(t *testing.T) {
 	e := apitest.New(t) // 16 workers, timeout 10 s: the hanging requests outlast the test
-	hangA, hangC := apitest.NewSilent(t), apitest.NewSilent(t)
-	quick := apitest.NewReceiver(t)
+	hang := apitest.NewSilent(t)
 	gate := make(chan struct{})
-	quick.Respond(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-gate:
-		}
-	})
-	_, orgs, _ := threeOrgs(e, [3]string{hangA.URL, quick.URL, hangC.URL})
+	var quick [2]*apitest.Receiver
+	for i := range quick {
+		quick[i] = apitest.NewReceiver(t)
+		quick[i].Respond(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+			case <-gate:
+			}
+		})
+	}
+	_, orgs, _ := threeOrgs(e, [3]string{hang.URL, quick[0].URL, quick[1].URL})
 	emitEach(t, e, orgs, 20)
-	held := func() int { return hangA.Accepted() + len(quick.Requests()) + hangC.Accepted() }
+	held := func() int { return hang.Accepted() + len(quick[0].Requests()) + len(quick[1].Requests()) }
 	e.Eventually(5*time.Second, "every worker to hold a request", func() bool { return held() >= 16 })
 	per := e.Runtime.Dispatcher.PerEndpoint
-	if a, c := hangA.Accepted(), hangC.Accepted(); a >= per && c >= per {
-		t.Fatalf("hanging endpoints hold %d and %d requests before the quick one answers, want fewer", a, c)
+	if n := hang.Accepted(); n >= per {
+		t.Fatalf("the hanging endpoint holds %d requests before the others answer, want fewer than %d", n, per)
 	}
+	// A round now: every endpoint is at its cap, counting the jobs claimed ahead.
+	e.Runtime.Dispatcher.Nudge()
+	time.Sleep(100 * time.Millisecond)
 
-	// The quick endpoint answers: its workers take the jobs claimed ahead, then start more of
-	// its own, until the hanging endpoints' requests fill every worker.
+	// The quick endpoints answer: the freed workers take the jobs claimed ahead, and the quick
+	// endpoints' backlogs drain beside the hanging endpoint's 8 requests.
 	close(gate)
-	e.Eventually(5*slowdown*time.Second, "the hanging endpoints to take their share", func() bool {
-		return hangA.Accepted() == per && hangC.Accepted() == per
-	})
-	time.Sleep(100 * time.Millisecond) // and no more: a job claimed beyond a cap would start now
-	if a, c := hangA.Accepted(), hangC.Accepted(); a != per || c != per {
-		t.Fatalf("hanging endpoints hold %d and %d requests, want their share of %d each", a, c, per)
+	for _, q := range quick {
+		q.Wait(t, 20, 5*slowdown*time.Second)
 	}
-	if n := len(quick.Requests()); n < per {
-		t.Fatalf("the quick endpoint got %d requests, want at least the %d claimed with the others", n, per)
+	e.Eventually(2*time.Second, "the hanging endpoint to take its share", func() bool { return hang.Accepted() >= per })
+	time.Sleep(100 * time.Millisecond) // and no more: a job claimed beyond the cap would start now
+	if n := hang.Accepted(); n != per {
+		t.Fatalf("the hanging endpoint holds %d requests, want its share of %d", n, per)
 	}
 }
 

@@ -41,7 +41,9 @@ type Round struct {
 // organization with the fewest pieces running, within it of the queue with the fewest, the
 // oldest on a tie: as the claim's own pick does, so a busy organization's queued pieces do
 // not hold back another's. A piece may have to bound its own wait (the webhook dispatcher
-// hands back a job queued too long). When the loop stops, queued pieces are released
+// hands back a job queued too long). While every slot is busy and at least half of Ahead is
+// queued, a nudge does not claim (a tick still does): the next piece to finish nudges again,
+// so claims come fewer and bigger. When the loop stops, queued pieces are released
 // (Piece.Release), never run.
 type Loop struct {
 	Slots int
@@ -55,6 +57,7 @@ type Loop struct {
 	running int
 	queued  []Piece
 	stopped bool
+	quit    <-chan struct{} // Run's context's Done: a slot takes no queued piece after it
 	org     map[string]int // claimed and not finished, running or queued
 	queue   map[string]int
 	runOrg  map[string]int // running only
@@ -83,6 +86,7 @@ func (l *Loop) Nudge() {
 // Free pieces.
 func (l *Loop) Run(ctx context.Context, claim func(ctx context.Context, r Round) []Piece) {
 	l.init()
+	l.quit = ctx.Done()
 	ticker := time.NewTicker(l.Tick)
 	defer ticker.Stop()
 	defer l.wg.Wait()
@@ -98,7 +102,7 @@ func (l *Loop) Run(ctx context.Context, claim func(ctx context.Context, r Round)
 		case <-l.wake:
 		}
 		r := l.round()
-		if r.Free <= 0 {
+		if r.Free <= 0 || (!ticked && l.queueFull()) {
 			continue
 		}
 		r.Idle = ticked && !found
@@ -116,6 +120,15 @@ func (l *Loop) round() Round {
 	defer l.mu.Unlock()
 	room := l.Slots + min(l.Ahead, l.Slots) - l.running - len(l.queued)
 	return Round{Free: room, Org: maps.Clone(l.org), Queue: maps.Clone(l.queue)}
+}
+
+// queueFull tells that every slot is busy and at least half the pieces claimed ahead are
+// still queued: a claim can wait for more room (the next piece to finish nudges again), so
+// that fewer, bigger claims do the same work.
+func (l *Loop) queueFull() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.running == l.Slots && len(l.queued) > 0 && len(l.queued) >= min(l.Ahead, l.Slots)/2
 }
 
 // start runs what a claim took on the free slots and queues the rest.
@@ -156,7 +169,7 @@ func (l *Loop) next(p Piece) (Piece, bool) {
 	l.forget(p)
 	release(l.runOrg, p.Org)
 	release(l.runQ, p.Queue)
-	if l.stopped || len(l.queued) == 0 {
+	if l.stopped || len(l.queued) == 0 || l.quitting() {
 		l.running--
 		return Piece{}, false
 	}
@@ -166,6 +179,16 @@ func (l *Loop) next(p Piece) (Piece, bool) {
 	l.runOrg[next.Org]++
 	l.runQ[next.Queue]++
 	return next, true
+}
+
+// quitting tells that Run's context has ended: the queued pieces are about to be released.
+func (l *Loop) quitting() bool {
+	select {
+	case <-l.quit:
+		return true
+	default:
+		return false
+	}
 }
 
 // fairest is the index of the queued piece to start: its organization has the fewest pieces

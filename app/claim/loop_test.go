@@ -108,7 +108,7 @@ func TestLoopMarksIdleTicks(t *testing.T) {
 // per-queue figures like running ones, and start in a slot as soon as it frees, without
 // another claim.
 func TestLoopClaimsAhead(t *testing.T) {
-	l := &claim.Loop{Slots: 2, Ahead: 5, Tick: time.Hour}
+	l := &claim.Loop{Slots: 4, Ahead: 9, Tick: time.Hour}
 	gate := make(chan struct{})
 	var started, finished atomic.Int32
 	rounds := make(chan claim.Round, 64)
@@ -132,21 +132,23 @@ func TestLoopClaimsAhead(t *testing.T) {
 	done := make(chan struct{})
 	go func() { l.Run(ctx, claimFn); close(done) }()
 	l.Nudge()
-	if r := <-rounds; r.Free != 4 {
-		t.Fatalf("first round %+v, want room for 4 (2 slots and 2 ahead: Ahead is at most Slots)", r)
+	if r := <-rounds; r.Free != 8 {
+		t.Fatalf("first round %+v, want room for 8 (4 slots and 4 ahead: Ahead is at most Slots)", r)
 	}
-	waitFor(t, "two pieces started", func() bool { return started.Load() == 2 })
+	waitFor(t, "four pieces started", func() bool { return started.Load() == 4 })
 	time.Sleep(10 * time.Millisecond)
-	if n := started.Load(); n != 2 {
-		t.Fatalf("%d pieces started with 2 slots", n)
+	if n := started.Load(); n != 4 {
+		t.Fatalf("%d pieces started with 4 slots", n)
 	}
-	gate <- struct{}{} // one piece finishes: its slot takes a queued one
-	waitFor(t, "a queued piece started", func() bool { return started.Load() == 3 })
-	waitFor(t, "the round after the finish", func() bool {
+	for range 3 {
+		gate <- struct{}{} // a piece finishes: its slot takes a queued one
+	}
+	waitFor(t, "three queued pieces started", func() bool { return started.Load() == 7 })
+	waitFor(t, "a round counting the queued piece", func() bool {
 		for {
 			select {
 			case r := <-rounds:
-				if r.Free == 1 && r.Org["org_a"] == 3 && r.Queue["q_a"] == 3 {
+				if r.Free == 3 && r.Org["org_a"] == 5 && r.Queue["q_a"] == 5 {
 					return true
 				}
 			default:
@@ -155,7 +157,7 @@ func TestLoopClaimsAhead(t *testing.T) {
 		}
 	})
 	close(gate)
-	waitFor(t, "every piece finished", func() bool { return finished.Load() == 4 })
+	waitFor(t, "every piece finished", func() bool { return finished.Load() == 8 })
 	cancel()
 	<-done
 }
@@ -238,6 +240,43 @@ func TestLoopStartsTheFairestQueuedPiece(t *testing.T) {
 		t.Fatalf("started %v, want b2 (its organization has none running) before the older a2", got)
 	}
 	close(gateA)
+	cancel()
+	<-done
+}
+
+// While every slot is busy and at least half of Ahead is queued, a nudge does not claim;
+// once the queue is below half, the next nudge does.
+func TestLoopWaitsForRoomBeforeClaimingAhead(t *testing.T) {
+	l := &claim.Loop{Slots: 2, Ahead: 2, Tick: time.Hour}
+	gate := make(chan struct{})
+	var claims, started atomic.Int32
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		l.Run(ctx, func(_ context.Context, r claim.Round) []claim.Piece {
+			if claims.Add(1) > 1 {
+				return nil
+			}
+			work := make([]claim.Piece, r.Free)
+			for i := range work {
+				work[i] = claim.Piece{Org: "o", Queue: "q", Run: func() { started.Add(1); <-gate }}
+			}
+			return work
+		})
+		close(done)
+	}()
+	l.Nudge()
+	waitFor(t, "two pieces running", func() bool { return started.Load() == 2 })
+	l.Nudge()
+	gate <- struct{}{} // one finishes (and nudges): one still queued, half of Ahead
+	waitFor(t, "a queued piece started", func() bool { return started.Load() == 3 })
+	time.Sleep(20 * time.Millisecond)
+	if n := claims.Load(); n != 1 {
+		t.Fatalf("%d claims with every slot busy and half of Ahead queued, want the first only", n)
+	}
+	gate <- struct{}{} // another finishes: the queue is empty, room for 2
+	waitFor(t, "a claim for the room", func() bool { return claims.Load() == 2 })
+	close(gate)
 	cancel()
 	<-done
 }

@@ -58,7 +58,7 @@ type Loop struct {
 	queued  []Piece
 	stopped bool
 	quit    <-chan struct{} // Run's context's Done: a slot takes no queued piece after it
-	org     map[string]int // claimed and not finished, running or queued
+	org     map[string]int  // claimed and not finished, running or queued
 	queue   map[string]int
 	runOrg  map[string]int // running only
 	runQ    map[string]int

@@ -128,9 +128,10 @@ func (s *Service) FinishAndClaim(ctx context.Context, finished []Outcome, room C
 		jobs, err = tx.ClaimDue(now, At(now.Add(s.Webhooks.Lease())), room)
 		// Half the timeout: the lease (2 x timeout + 5 s) then keeps half a timeout and 5 s
 		// after the longest request for the round that records it.
-		for i := range jobs {
-			if s.Webhooks.Timeout > 0 {
-				jobs[i].StartBy = At(now.Add(s.Webhooks.Timeout / 2))
+		if s.Webhooks.Timeout > 0 {
+			startBy := At(now.Add(s.Webhooks.Timeout / 2))
+			for i := range jobs {
+				jobs[i].StartBy = startBy
 			}
 		}
 		return err

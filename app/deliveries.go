@@ -59,6 +59,10 @@ type Job struct {
 	EventType  string
 	Body       []byte
 	Attempt    int
+	// StartBy is the latest a request for this claim may start (zero: no limit). A dispatcher
+	// that claims ahead of its free workers hands back, unattempted, a job that waited past
+	// it, so the longest request still ends well within the lease and is recorded in it.
+	StartBy Time
 }
 
 // Finished is a recorded attempt and the delivery's state after it.
@@ -122,6 +126,14 @@ func (s *Service) FinishAndClaim(ctx context.Context, finished []Outcome, room C
 		}
 		now := s.now()
 		jobs, err = tx.ClaimDue(now, At(now.Add(s.Webhooks.Lease())), room)
+		// Half the timeout: the lease (2 x timeout + 5 s) then keeps half a timeout and 5 s
+		// after the longest request for the round that records it.
+		if s.Webhooks.Timeout > 0 {
+			startBy := At(now.Add(s.Webhooks.Timeout / 2))
+			for i := range jobs {
+				jobs[i].StartBy = startBy
+			}
+		}
 		return err
 	})
 	return jobs, err

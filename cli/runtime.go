@@ -133,8 +133,8 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 		}
 	}
 	rt.Sender = mail.NewWorker(rt.Service, cfg.Email.Workers, cfg.Email.MaxInFlightPerOrg, cfg.Email.Tick, rt.Log)
-	// Every commit that queues background work wakes the workers at once.
-	rt.DB.OnWorkQueued(rt.NudgeWorkers)
+	// Every commit that queues background work wakes the workers that take it at once.
+	rt.DB.OnWorkQueued(rt.nudgeFor)
 	// Every commit that wrote stream events wakes the hub behind the SSE routes.
 	rt.DB.OnStreamed(rt.Hub.Committed)
 	rt.Runner.Live = rt.Hub // streamed text reaches the chat streams as it arrives
@@ -157,6 +157,21 @@ func (rt *Runtime) NudgeWorkers() {
 	rt.Sender.Nudge()
 	rt.Knowledge.Nudge()
 	rt.Runner.Nudge()
+}
+
+// nudgeFor wakes the workers that take the kinds of work a commit queued: the others would
+// only claim for nothing (each claim a write transaction, as a nudged loop does not look
+// first on a reader).
+func (rt *Runtime) nudgeFor(w sqlite.Work) {
+	for _, k := range []struct {
+		kind  sqlite.Work
+		nudge func()
+	}{{sqlite.WorkDeliveries, rt.Dispatcher.Nudge}, {sqlite.WorkRecipients, rt.Sender.Nudge},
+		{sqlite.WorkKnowledge, rt.Knowledge.Nudge}, {sqlite.WorkRuns, rt.Runner.Nudge}} {
+		if w&k.kind != 0 {
+			k.nudge()
+		}
+	}
 }
 
 // guardedClient is the SSRF-guarded outbound client of webhooks, crawls and tool callbacks.

@@ -22,7 +22,7 @@ func (t *Tx) SetChatAutomation(chatID string, a app.ChatAutomation) error {
 func (t *Tx) ScheduleFollowUp(r app.Run) error {
 	_, err := t.exec(`INSERT INTO assistant_runs (id, org_id, chat_id, due_at, created_at, follow_up) VALUES (?,?,?,?,?,1)
 		ON CONFLICT (chat_id) WHERE message_id IS NULL DO NOTHING`, r.ID, r.OrgID, r.ChatID, r.DueAt, r.CreatedAt)
-	t.queued = t.queued || err == nil
+	t.queue(WorkRuns, err == nil)
 	return err
 }
 

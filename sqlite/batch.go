@@ -50,7 +50,7 @@ type writeResult struct {
 	panicked any // a panic of fn, raised again on the caller's goroutine
 	// work: the write queued background work; streamed: the stream events it wrote (the
 	// hooks run after the commit).
-	work     bool
+	work     Work
 	streamed []app.StreamEvent
 }
 
@@ -125,7 +125,7 @@ func (db *DB) runBatch(batch []*writeCall) {
 	}
 	results := make([]writeResult, len(batch))
 	err := db.inBatch(batch, results)
-	var work bool
+	var work Work
 	var streamed []app.StreamEvent // in seq order: the writes ran one after the other
 	for i := range results {
 		r := &results[i]
@@ -133,12 +133,12 @@ func (db *DB) runBatch(batch []*writeCall) {
 			r.err = err
 		}
 		if r.err == nil && r.panicked == nil {
-			work = work || r.work
+			work |= r.work
 			streamed = append(streamed, r.streamed...)
 		}
 	}
-	if work && db.onQueued != nil {
-		db.onQueued()
+	if work != 0 && db.onQueued != nil {
+		db.onQueued(work)
 	}
 	if len(streamed) > 0 && db.onStreamed != nil {
 		db.onStreamed(streamed)

@@ -104,6 +104,6 @@ func (t *Tx) CreateRecipients(b app.Broadcast, now app.Time) (int, error) {
 		return []any{app.NewID("rcpt"), b.OrgID, b.ID, x.contact, x.channel, b.IntegrationID, nullable(x.userID),
 			nullable(x.name), nullable(x.username), nullable(x.phone), nullable(x.email), app.RecipientSending, now, now}
 	})
-	t.queued = t.queued || (err == nil && len(ts) > 0)
+	t.queue(WorkRecipients, err == nil && len(ts) > 0)
 	return len(ts), err
 }

@@ -26,9 +26,9 @@ type DB struct {
 	path   string
 	sealer app.Sealer
 	// onQueued is called after a write transaction that queued background work (webhook
-	// deliveries, broadcast recipients) has committed, so the workers start at once instead
-	// of on their next tick.
-	onQueued func()
+	// deliveries, broadcast recipients) has committed, with the kinds it queued, so the
+	// workers with new work start at once instead of on their next tick.
+	onQueued func(Work)
 	// onStreamed is called after a write transaction that wrote stream events has committed,
 	// so the stream hub fans them out at once instead of on its next poll.
 	onStreamed func([]app.StreamEvent)
@@ -55,8 +55,20 @@ type DB struct {
 // SetSealer sets what seals secrets at rest; it must be set before secrets are stored.
 func (db *DB) SetSealer(s app.Sealer) { db.sealer = s }
 
+// Work is the kinds of background work a write queued, one bit each: only the workers that
+// have something new are woken (a webhook delivery need not make the e-mail sender claim).
+type Work uint8
+
+// The kinds of background work, by the worker that takes them.
+const (
+	WorkDeliveries Work = 1 << iota // webhook deliveries: the dispatcher
+	WorkRecipients                  // broadcast recipients: the e-mail sender
+	WorkKnowledge                   // contents to process: the knowledge processor
+	WorkRuns                        // assistant runs: the run worker
+)
+
 // OnWorkQueued sets the hook run after each commit that queued background work.
-func (db *DB) OnWorkQueued(f func()) { db.onQueued = f }
+func (db *DB) OnWorkQueued(f func(Work)) { db.onQueued = f }
 
 // OnStreamed sets the hook run after each commit that wrote stream events, with those
 // events in seq order, as stored.
@@ -169,7 +181,7 @@ type Tx struct {
 	// checked before each statement instead (see Read).
 	caller context.Context
 	db     *DB
-	queued bool
+	queued Work
 	// streamed: the stream events the transaction wrote, as stored (see OnStreamed);
 	// messageEvents holds the index in streamed of each message event, by type and message.
 	streamed      []app.StreamEvent
@@ -187,6 +199,13 @@ type session interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+// queue notes that the transaction queued work of kind w, if it did.
+func (t *Tx) queue(w Work, did bool) {
+	if did {
+		t.queued |= w
+	}
 }
 
 // Read runs fn in a read transaction on a snapshot. Its statements run on a context without

@@ -10,7 +10,7 @@ func (t *Tx) CreateDelivery(d app.Delivery) error {
 		attempts_count, next_attempt_at, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)`,
 		d.ID, d.OrgID, d.WebhookID, d.EventID, d.EventType, d.Status, d.AttemptsCount, d.NextAttemptAt,
 		d.CreatedAt, d.UpdatedAt)
-	t.queued = t.queued || err == nil
+	t.queue(WorkDeliveries, err == nil)
 	return err
 }
 

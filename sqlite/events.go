@@ -26,7 +26,7 @@ func (t *Tx) InsertEvent(e app.Event, body []byte) (int, error) {
 			return 0, err
 		}
 	}
-	t.queued = t.queued || len(ids) > 0
+	t.queue(WorkDeliveries, len(ids) > 0)
 	return len(ids), nil
 }
 

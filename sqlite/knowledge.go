@@ -169,7 +169,7 @@ func (t *Tx) ResetKnowledge(id string) error {
 // queueKnowledge marks the transaction as queuing work when k waits for the processor, so
 // the commit nudges it.
 func (t *Tx) queueKnowledge(k app.KnowledgeContent) {
-	t.queued = t.queued || (k.Status == "PENDING" && k.ParentContentID == nil)
+	t.queue(WorkKnowledge, k.Status == "PENDING" && k.ParentContentID == nil)
 }
 
 // SetKnowledgeProgress writes status, error and chunk counters.

@@ -26,7 +26,7 @@ func (t *Tx) ScheduleRun(r app.Run) error {
 	_, err := t.exec(`INSERT INTO assistant_runs (id, org_id, chat_id, due_at, created_at) VALUES (?,?,?,?,?)
 		ON CONFLICT (chat_id) WHERE message_id IS NULL DO UPDATE SET due_at = excluded.due_at, follow_up = 0`,
 		r.ID, r.OrgID, r.ChatID, r.DueAt, r.CreatedAt)
-	t.queued = t.queued || err == nil
+	t.queue(WorkRuns, err == nil)
 	return err
 }
 

@@ -102,3 +102,192 @@ func TestLoopMarksIdleTicks(t *testing.T) {
 		}
 	}
 }
+
+// With Ahead, a claim may take as many pieces again as there are slots (no more, however
+// large Ahead): the extra ones wait in the queue, count in the round's per-organization and
+// per-queue figures like running ones, and start in a slot as soon as it frees, without
+// another claim.
+func TestLoopClaimsAhead(t *testing.T) {
+	l := &claim.Loop{Slots: 4, Ahead: 9, Tick: time.Hour}
+	gate := make(chan struct{})
+	var started, finished atomic.Int32
+	rounds := make(chan claim.Round, 64)
+	var claimed atomic.Bool
+	claimFn := func(_ context.Context, r claim.Round) []claim.Piece {
+		rounds <- r
+		if claimed.Swap(true) {
+			return nil // the first claim only: later pieces start from the queue
+		}
+		work := make([]claim.Piece, r.Free)
+		for i := range work {
+			work[i] = claim.Piece{Org: "org_a", Queue: "q_a", Run: func() {
+				started.Add(1)
+				<-gate
+				finished.Add(1)
+			}}
+		}
+		return work
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { l.Run(ctx, claimFn); close(done) }()
+	l.Nudge()
+	if r := <-rounds; r.Free != 8 {
+		t.Fatalf("first round %+v, want room for 8 (4 slots and 4 ahead: Ahead is at most Slots)", r)
+	}
+	waitFor(t, "four pieces started", func() bool { return started.Load() == 4 })
+	time.Sleep(10 * time.Millisecond)
+	if n := started.Load(); n != 4 {
+		t.Fatalf("%d pieces started with 4 slots", n)
+	}
+	for range 3 {
+		gate <- struct{}{} // a piece finishes: its slot takes a queued one
+	}
+	waitFor(t, "three queued pieces started", func() bool { return started.Load() == 7 })
+	waitFor(t, "a round counting the queued piece", func() bool {
+		for {
+			select {
+			case r := <-rounds:
+				if r.Free == 3 && r.Org["org_a"] == 5 && r.Queue["q_a"] == 5 {
+					return true
+				}
+			default:
+				return false
+			}
+		}
+	})
+	close(gate)
+	waitFor(t, "every piece finished", func() bool { return finished.Load() == 8 })
+	cancel()
+	<-done
+}
+
+// A stopped loop releases its queued pieces instead of running them; the running ones end.
+func TestLoopReleasesQueuedPiecesOnStop(t *testing.T) {
+	l := &claim.Loop{Slots: 1, Ahead: 1, Tick: time.Hour}
+	ctx, cancel := context.WithCancel(context.Background())
+	var ran, released atomic.Int32
+	var claimed atomic.Bool
+	piece := func(block bool) claim.Piece {
+		return claim.Piece{Org: "o", Queue: "q",
+			Run: func() {
+				ran.Add(1)
+				if block {
+					<-ctx.Done()
+				}
+			},
+			Release: func() { released.Add(1) }}
+	}
+	done := make(chan struct{})
+	go func() {
+		l.Run(ctx, func(context.Context, claim.Round) []claim.Piece {
+			if claimed.Swap(true) {
+				return nil
+			}
+			return []claim.Piece{piece(true), piece(false)}
+		})
+		close(done)
+	}()
+	l.Nudge()
+	waitFor(t, "the first piece running", func() bool { return ran.Load() == 1 })
+	cancel()
+	<-done
+	if r, rel := ran.Load(), released.Load(); r != 1 || rel != 1 {
+		t.Fatalf("%d pieces ran and %d were released, want the running one run and the queued one released", r, rel)
+	}
+}
+
+// A free slot takes the queued piece of the organization with the fewest pieces running, not
+// simply the oldest: a busy organization's queued pieces do not hold back another's.
+func TestLoopStartsTheFairestQueuedPiece(t *testing.T) {
+	l := &claim.Loop{Slots: 2, Ahead: 2, Tick: time.Hour}
+	gateA, gateB := make(chan struct{}), make(chan struct{})
+	var mu sync.Mutex
+	var order []string
+	started := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), order...)
+	}
+	piece := func(name string, gate chan struct{}) claim.Piece {
+		return claim.Piece{Org: name[:1], Queue: name[:1], Run: func() {
+			mu.Lock()
+			order = append(order, name)
+			mu.Unlock()
+			if gate != nil {
+				<-gate
+			}
+		}}
+	}
+	var claimed atomic.Bool
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		l.Run(ctx, func(context.Context, claim.Round) []claim.Piece {
+			if claimed.Swap(true) {
+				return nil
+			}
+			// a1 and b1 take the slots; queued, oldest first: a2, then b2.
+			return []claim.Piece{piece("a1", gateA), piece("b1", gateB), piece("a2", nil), piece("b2", nil)}
+		})
+		close(done)
+	}()
+	l.Nudge()
+	waitFor(t, "a1 and b1 running", func() bool { return len(started()) == 2 })
+	close(gateB) // b1 ends: organization a has a piece running, b none
+	waitFor(t, "both queued pieces started", func() bool { return len(started()) == 4 })
+	if got := started(); got[2] != "b2" || got[3] != "a2" {
+		t.Fatalf("started %v, want b2 (its organization has none running) before the older a2", got)
+	}
+	close(gateA)
+	cancel()
+	<-done
+}
+
+// While every slot is busy and at least half of Ahead is queued, a nudge does not claim;
+// once the queue is below half, the next nudge does.
+func TestLoopWaitsForRoomBeforeClaimingAhead(t *testing.T) {
+	l := &claim.Loop{Slots: 2, Ahead: 2, Tick: time.Hour}
+	gate := make(chan struct{})
+	var claims, started atomic.Int32
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		l.Run(ctx, func(_ context.Context, r claim.Round) []claim.Piece {
+			if claims.Add(1) > 1 {
+				return nil
+			}
+			work := make([]claim.Piece, r.Free)
+			for i := range work {
+				work[i] = claim.Piece{Org: "o", Queue: "q", Run: func() { started.Add(1); <-gate }}
+			}
+			return work
+		})
+		close(done)
+	}()
+	l.Nudge()
+	waitFor(t, "two pieces running", func() bool { return started.Load() == 2 })
+	l.Nudge()
+	gate <- struct{}{} // one finishes (and nudges): one still queued, half of Ahead
+	waitFor(t, "a queued piece started", func() bool { return started.Load() == 3 })
+	time.Sleep(20 * time.Millisecond)
+	if n := claims.Load(); n != 1 {
+		t.Fatalf("%d claims with every slot busy and half of Ahead queued, want the first only", n)
+	}
+	gate <- struct{}{} // another finishes: the queue is empty, room for 2
+	waitFor(t, "a claim for the room", func() bool { return claims.Load() == 2 })
+	close(gate)
+	cancel()
+	<-done
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not happen within 5s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -21,6 +21,11 @@ import (
 // per round instead of one per attempt and one per claim). Until then the delivery keeps its
 // lease, so nothing claims it again; a crash before the record only means the delivery is
 // sent again once its lease runs out (at least once).
+//
+// It claims ahead of its free workers too (claim.Loop.Ahead, as many again as the workers):
+// a worker that finishes starts the next claimed job at once instead of waiting for the next
+// round. Claimed-ahead jobs count against the caps like running ones; one that waited past
+// its StartBy is handed back unattempted, and a shutdown releases those still queued.
 type Dispatcher struct {
 	Service     Deliveries
 	Clock       app.Clock // stamps the attempts
@@ -47,7 +52,7 @@ type Deliveries interface {
 func NewDispatcher(svc Deliveries, clock app.Clock, sender app.WebhookSender, workers, perOrg int, tick time.Duration, log *slog.Logger) *Dispatcher {
 	return &Dispatcher{Service: svc, Clock: clock, Sender: sender, PerEndpoint: max(1, (workers+1)/2),
 		PerOrg: app.OrgShare(perOrg, workers), Log: log,
-		loop: claim.Loop{Slots: workers, Tick: tick}}
+		loop: claim.Loop{Slots: workers, Ahead: workers, Tick: tick}}
 }
 
 // Nudge asks for a claim now rather than at the next tick (new events, a finished job).
@@ -86,24 +91,36 @@ func (d *Dispatcher) claim(ctx context.Context, r claim.Round) []claim.Piece {
 		return nil
 	}
 	return claim.Each(jobs, func(j app.Job) claim.Piece {
-		return claim.Piece{Org: j.OrgID, Queue: j.WebhookID, Run: func() { d.run(ctx, j) }}
+		return claim.Piece{Org: j.OrgID, Queue: j.WebhookID, Run: func() { d.run(ctx, j) },
+			Release: func() { d.release(ctx, j) }}
 	})
 }
 
 func (d *Dispatcher) run(ctx context.Context, j app.Job) {
-	sentAt := app.At(d.Clock.Now())
+	now := d.Clock.Now()
+	if !j.StartBy.IsZero() && now.After(j.StartBy.Time) {
+		d.release(ctx, j) // waited too long in the queue: its lease could end before its record
+		return
+	}
 	a := d.send(ctx, j)
-	a.CreatedAt = sentAt
+	a.CreatedAt = app.At(now)
 	// A shutdown cut the request short: that says nothing about the endpoint.
 	if ctx.Err() != nil {
-		if err := d.Service.ReleaseDelivery(context.WithoutCancel(ctx), j.DeliveryID); err != nil {
-			d.Log.Error("webhooks: release", "delivery", j.DeliveryID, "err", err)
-		}
+		d.release(ctx, j)
 		return
 	}
 	d.mu.Lock()
 	d.finished = append(d.finished, app.Outcome{Job: j, Attempt: a})
 	d.mu.Unlock()
+}
+
+// release hands a claimed delivery back without using an attempt; with the workers' context
+// ended too (shutdown).
+func (d *Dispatcher) release(ctx context.Context, j app.Job) {
+	err := app.Safely(func() error { return d.Service.ReleaseDelivery(context.WithoutCancel(ctx), j.DeliveryID) })
+	if err != nil {
+		app.LogFailure(d.Log, "webhooks: release", err, "delivery", j.DeliveryID)
+	}
 }
 
 func (d *Dispatcher) takeFinished() []app.Outcome {

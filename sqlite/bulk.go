@@ -14,7 +14,10 @@ import (
 const batchRows = 500
 
 // MatchChannels finds existing channels by user id, normalized email and normalized phone,
-// one indexed lookup per key through json_each.
+// one indexed lookup per key. The keys go sorted and without repeats, and json_each is the
+// outer loop of a join, so the lookups walk each index once in order; "col IN (SELECT value
+// FROM json_each(?))" first copied every key into a temporary index (a fifth of the dry
+// run's time).
 func (t *Tx) MatchChannels(orgID string, userIDs, emails, phones []string) (app.ChannelMatches, error) {
 	m := app.ChannelMatches{ByUserID: map[string]app.ChannelRef{}, ByEmail: map[string]app.ChannelRef{}, ByPhone: map[string]app.ChannelRef{}}
 	lookups := []struct {
@@ -26,11 +29,13 @@ func (t *Tx) MatchChannels(orgID string, userIDs, emails, phones []string) (app.
 		if len(l.keys) == 0 {
 			continue
 		}
-		// "<> ''" lets SQLite use the partial index of the column (a plain IN does not imply
-		// the index's WHERE); without it every lookup scanned the channels of all organizations.
-		rows, err := t.query(`SELECT ch.`+l.column+`, ch.contact_id, ch.id FROM contact_channels ch
-			WHERE ch.org_id = ? AND ch.`+l.column+` <> '' AND ch.`+l.column+` IN (SELECT value FROM json_each(?))
-			ORDER BY ch.created_at, ch.id`, orgID, jsonText(l.keys))
+		keys := slices.Compact(slices.Sorted(slices.Values(l.keys)))
+		// "<> ''" lets SQLite use the partial index of the column (an equality with a
+		// json_each value does not imply the index's WHERE); without it every lookup scanned
+		// the channels of all organizations.
+		rows, err := t.query(`SELECT ch.`+l.column+`, ch.contact_id, ch.id FROM json_each(?) j CROSS JOIN contact_channels ch
+			WHERE ch.org_id = ? AND ch.`+l.column+` <> '' AND ch.`+l.column+` = j.value
+			ORDER BY ch.created_at, ch.id`, jsonText(keys), orgID)
 		if err != nil {
 			return m, err
 		}

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"database/sql"
 	"slices"
-	"strconv"
 	"strings"
 
 	"wsapi/app"
@@ -109,28 +108,26 @@ const jsonRows = 2500
 // insertJSON inserts n rows with one INSERT ... SELECT FROM jsonb_each per jsonRows rows: the
 // rows travel as one JSON array of arrays, in order, so the statement is short to parse
 // whatever the number of rows (jsonb_each hands each row over as JSONB, so ->> does not
-// parse its text again for every column). Values must marshal to what the driver would bind (strings,
-// numbers, booleans, null; app.Time marshals to its stored form).
+// parse its text again for every column; see jsonChunk). Values must marshal to what the
+// driver would bind (strings, numbers, booleans, null; app.Time marshals to its stored form).
 func (t *Tx) insertJSON(head string, columns, n int, row func(i int) []any) error {
 	if n == 1 {
 		// One row (POST create): bound directly, without encoding a JSON array for SQLite to
 		// parse again.
 		return t.insertRow(head, columns, row(0))
 	}
-	cols := make([]string, columns)
-	for i := range cols {
-		cols[i] = "value ->> " + strconv.Itoa(i)
-	}
-	query := head + " SELECT " + strings.Join(cols, ", ") + " FROM jsonb_each(?) ORDER BY key"
+	rows := make([][]any, 0, min(jsonRows, n))
+	var buf []byte
 	for start := 0; start < n; start += jsonRows {
-		end := min(start+jsonRows, n)
-		rows := make([][]any, 0, end-start)
-		for i := start; i < end; i++ {
+		rows = rows[:0]
+		for i := start; i < min(start+jsonRows, n); i++ {
 			rows = append(rows, row(i))
 		}
-		if _, err := t.exec(query, jsonText(rows)); err != nil {
+		query, args, b := jsonChunk(head, columns, rows, buf)
+		if _, err := t.exec(query, args...); err != nil {
 			return err
 		}
+		buf = b
 	}
 	return nil
 }
@@ -158,12 +155,12 @@ func (t *Tx) InsertChannels(orgID string, chs []app.Channel) error {
 		email, phone, country, agent, ip, language, platform_data, email_norm, phone_norm, created_at, updated_at)`,
 		19, len(chs), func(i int) []any {
 			ch := chs[i]
-			pd := ch.PlatformData
-			if pd == nil {
-				pd = map[string]any{}
+			pd := "{}" // nil or empty: the same text, without encoding a map for every row
+			if len(ch.PlatformData) > 0 {
+				pd = jsonText(ch.PlatformData)
 			}
 			return []any{ch.ID, orgID, ch.ContactID, ch.Type, ch.UserID, ch.Avatar, ch.Name, ch.Username, ch.Email,
-				ch.Phone, ch.Country, ch.Agent, ch.IP, ch.Language, jsonText(pd), app.NormalizeEmail(ch.Email),
+				ch.Phone, ch.Country, ch.Agent, ch.IP, ch.Language, pd, app.NormalizeEmail(ch.Email),
 				app.NormalizePhone(ch.Phone), ch.CreatedAt, ch.UpdatedAt}
 		})
 }

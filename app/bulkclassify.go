@@ -44,15 +44,18 @@ func (p *bulkPlan) result() BulkResult {
 // classify applies the rules of DESIGN.md, item by item, in order.
 func classify(tx Tx, orgID string, items []BulkChannel) (*bulkPlan, error) {
 	var userIDs, emails, phones, contactIDs []string
-	for _, it := range items {
-		if it.UserID != "" {
-			userIDs = append(userIDs, it.UserID)
+	keys := make([][3]string, len(items)) // normalized once: NormalizePhone allocates
+	for i, it := range items {
+		k := [3]string{it.UserID, NormalizeEmail(it.Email), NormalizePhone(it.Phone)}
+		keys[i] = k
+		if k[keyUserID] != "" {
+			userIDs = append(userIDs, k[keyUserID])
 		}
-		if e := NormalizeEmail(it.Email); e != "" {
-			emails = append(emails, e)
+		if k[keyEmail] != "" {
+			emails = append(emails, k[keyEmail])
 		}
-		if ph := NormalizePhone(it.Phone); ph != "" {
-			phones = append(phones, ph)
+		if k[keyPhone] != "" {
+			phones = append(phones, k[keyPhone])
 		}
 		if it.ContactID != "" {
 			contactIDs = append(contactIDs, it.ContactID)
@@ -72,7 +75,7 @@ func classify(tx Tx, orgID string, items []BulkChannel) (*bulkPlan, error) {
 	}
 	plan := &bulkPlan{items: items, class: make([]bulkClass, len(items))}
 	for i, it := range items {
-		c.add(plan, i, it)
+		c.add(plan, i, it, keys[i])
 	}
 	return plan, nil
 }
@@ -92,8 +95,8 @@ type classifier struct {
 	seen    [3]map[string]struct{} // the keys of earlier items, by kind
 }
 
-func (c *classifier) add(plan *bulkPlan, i int, it BulkChannel) {
-	keys := [3]string{it.UserID, NormalizeEmail(it.Email), NormalizePhone(it.Phone)}
+// add classifies item i, whose user_id, normalized email and normalized phone are keys.
+func (c *classifier) add(plan *bulkPlan, i int, it BulkChannel, keys [3]string) {
 	why := c.invalid(it, keys)
 	for k, v := range keys {
 		if v != "" {

@@ -68,12 +68,6 @@ type ChannelFill struct {
 	Item      BulkChannel
 }
 
-// bulkPlan is the classification with, for each updated item, the contact it lands on.
-type bulkPlan struct {
-	BulkResult
-	updatedRefs []ChannelRef // ChannelID "" when matched by contact_id alone
-}
-
 func validateBulk(in BulkInput) error {
 	p := Problems{}
 	switch {
@@ -88,118 +82,6 @@ func validateBulk(in BulkInput) error {
 	return p.Err()
 }
 
-// classify applies the rules of DESIGN.md, item by item, in order.
-func classify(tx Tx, orgID string, items []BulkChannel) (bulkPlan, error) {
-	var userIDs, emails, phones, contactIDs []string
-	for _, it := range items {
-		if it.UserID != "" {
-			userIDs = append(userIDs, it.UserID)
-		}
-		if e := NormalizeEmail(it.Email); e != "" {
-			emails = append(emails, e)
-		}
-		if ph := NormalizePhone(it.Phone); ph != "" {
-			phones = append(phones, ph)
-		}
-		if it.ContactID != "" {
-			contactIDs = append(contactIDs, it.ContactID)
-		}
-	}
-	matches, err := tx.MatchChannels(orgID, userIDs, emails, phones)
-	if err != nil {
-		return bulkPlan{}, err
-	}
-	missing, err := tx.MissingContacts(orgID, contactIDs)
-	if err != nil {
-		return bulkPlan{}, err
-	}
-	unknown := map[string]bool{}
-	for _, id := range missing {
-		unknown[id] = true
-	}
-	c := classifier{matches: matches, unknown: unknown, seen: map[string]bool{}}
-	plan := bulkPlan{BulkResult: BulkResult{Created: []BulkChannel{}, Updated: []BulkChannel{}, Invalid: []BulkChannel{}}}
-	for _, it := range items {
-		c.add(&plan, it)
-	}
-	return plan, nil
-}
-
-type classifier struct {
-	matches ChannelMatches
-	unknown map[string]bool
-	seen    map[string]bool // "u:", "e:", "p:" keys of earlier items
-}
-
-func (c *classifier) add(plan *bulkPlan, it BulkChannel) {
-	email, phone := NormalizeEmail(it.Email), NormalizePhone(it.Phone)
-	keys := []string{}
-	if it.UserID != "" {
-		keys = append(keys, "u:"+it.UserID)
-	}
-	if email != "" {
-		keys = append(keys, "e:"+email)
-	}
-	if phone != "" {
-		keys = append(keys, "p:"+phone)
-	}
-	why := c.invalid(it, keys)
-	for _, k := range keys {
-		c.seen[k] = true
-	}
-	if why != "" {
-		plan.Invalid = append(plan.Invalid, it)
-		plan.Errors = append(plan.Errors, why)
-		return
-	}
-	if ref, ok := c.match(it, email, phone); ok {
-		plan.Updated = append(plan.Updated, it)
-		plan.updatedRefs = append(plan.updatedRefs, ref)
-		return
-	}
-	plan.Created = append(plan.Created, it)
-}
-
-func (c *classifier) invalid(it BulkChannel, keys []string) string {
-	switch {
-	case it.UserID == "" && strings.TrimSpace(it.Email) == "" && strings.TrimSpace(it.Phone) == "":
-		return "needs one of user_id, email, phone"
-	case it.Email != "" && !validEmail(strings.TrimSpace(it.Email)):
-		return "email is not an address"
-	case it.Phone != "" && NormalizePhone(it.Phone) == "":
-		return "phone must be 5 to 20 digits"
-	case it.ContactID != "" && c.unknown[it.ContactID]:
-		return "contact_id names no contact of this organization"
-	}
-	for field, v := range map[string]string{"name": it.Name, "user_id": it.UserID, "email": it.Email, "phone": it.Phone} {
-		if CharCount(v) > 255 {
-			return field + " is longer than 255 characters"
-		}
-	}
-	for _, k := range keys {
-		if c.seen[k] {
-			return "repeats the " + map[byte]string{'u': "user_id", 'e': "email", 'p': "phone"}[k[0]] + " of an earlier item"
-		}
-	}
-	return ""
-}
-
-func (c *classifier) match(it BulkChannel, email, phone string) (ChannelRef, bool) {
-	if ref, ok := c.matches.ByUserID[it.UserID]; ok && it.UserID != "" && (it.ContactID == "" || ref.ContactID == it.ContactID) {
-		return ref, true
-	}
-	if ref, ok := c.matches.ByEmail[email]; ok && email != "" && (it.ContactID == "" || ref.ContactID == it.ContactID) {
-		return ref, true
-	}
-	if ref, ok := c.matches.ByPhone[phone]; ok && phone != "" && (it.ContactID == "" || ref.ContactID == it.ContactID) {
-		return ref, true
-	}
-	if it.ContactID != "" {
-		return ChannelRef{ContactID: it.ContactID}, true
-	}
-	return ChannelRef{}, false
-}
-
 // BulkDryRun classifies without writing.
 func (s *Service) BulkDryRun(ctx context.Context, orgID string, in BulkInput) (res BulkResult, err error) {
 	if err := validateBulk(in); err != nil {
@@ -210,7 +92,9 @@ func (s *Service) BulkDryRun(ctx context.Context, orgID string, in BulkInput) (r
 			return err
 		}
 		plan, err := classify(tx, orgID, in.Channels)
-		res = plan.BulkResult
+		if err == nil {
+			res = plan.result()
+		}
 		return err
 	})
 	return res, err
@@ -232,30 +116,25 @@ func (s *Service) BulkImport(ctx context.Context, orgID string, in BulkInput) (r
 		if err != nil {
 			return err
 		}
-		res = plan.BulkResult
-		return s.applyBulk(tx, orgID, plan, in.SegmentIDs)
+		if err := s.applyBulk(tx, orgID, plan, in.SegmentIDs); err != nil {
+			return err
+		}
+		res = plan.result()
+		return nil
 	})
 	return res, err
 }
 
-func (s *Service) applyBulk(tx Tx, orgID string, plan bulkPlan, segmentIDs []string) error {
+func (s *Service) applyBulk(tx Tx, orgID string, plan *bulkPlan, segmentIDs []string) error {
 	now := s.now()
-	contacts := make([]Contact, 0, len(plan.Created))
-	channels := make([]Channel, 0, len(plan.Created))
-	members := make([]string, 0, len(plan.Created)+len(plan.updatedRefs))
-	contactIDs, channelIDs := sortedIDs("ct", len(plan.Created)), sortedIDs("ch", len(plan.Created))
-	for i, it := range plan.Created {
-		c := Contact{ID: contactIDs[i], OrgID: orgID, Name: bulkName(it), CreatedAt: now, UpdatedAt: now}
-		contacts = append(contacts, c)
-		channels = append(channels, bulkChannel(channelIDs[i], c.ID, it, now))
-		members = append(members, c.ID)
-	}
+	members := make([]string, 0, plan.created+len(plan.refs))
 	var fills []ChannelFill
-	touched := make([]string, 0, len(plan.updatedRefs))
-	for i, ref := range plan.updatedRefs {
-		it := plan.Updated[i]
+	var added []Channel // custom channels of contacts named by contact_id alone
+	touched := make([]string, 0, len(plan.refs))
+	for i, ref := range plan.refs {
+		it := plan.items[plan.updated[i]]
 		if ref.ChannelID == "" {
-			channels = append(channels, bulkChannel(NewID("ch"), ref.ContactID, it, now))
+			added = append(added, bulkChannel(NewID("ch"), ref.ContactID, it, now))
 		} else {
 			fills = append(fills, ChannelFill{ChannelID: ref.ChannelID, Item: it})
 		}
@@ -268,12 +147,14 @@ func (s *Service) applyBulk(tx Tx, orgID string, plan bulkPlan, segmentIDs []str
 	if err := tx.TouchContacts(orgID, touched, now); err != nil {
 		return err
 	}
-	if err := tx.InsertContacts(contacts); err != nil {
+	contactIDs := sortedIDs("ct", plan.created)
+	if err := s.insertCreated(tx, orgID, plan, contactIDs, now); err != nil {
 		return err
 	}
-	if err := tx.InsertChannels(orgID, channels); err != nil {
+	if err := tx.InsertChannels(orgID, added); err != nil {
 		return err
 	}
+	members = append(members, contactIDs...)
 	sort.Strings(members) // in index order, like the ids above
 	for _, seg := range segmentIDs {
 		if err := tx.AddToSegment(orgID, seg, members); err != nil {
@@ -281,6 +162,41 @@ func (s *Service) applyBulk(tx Tx, orgID string, plan bulkPlan, segmentIDs []str
 		}
 	}
 	return nil
+}
+
+// bulkChunk is how many created items become rows at a time: the rows of a whole import
+// (two structs of a dozen fields per item) were the largest part of its memory.
+const bulkChunk = 2500
+
+// insertCreated inserts a contact with one custom channel for each created item, bulkChunk
+// items at a time, the contacts taking contactIDs in order.
+func (s *Service) insertCreated(tx Tx, orgID string, plan *bulkPlan, contactIDs []string, now Time) error {
+	channelIDs := sortedIDs("ch", plan.created)
+	contacts := make([]Contact, 0, min(bulkChunk, plan.created))
+	channels := make([]Channel, 0, cap(contacts))
+	flush := func() error {
+		if err := tx.InsertContacts(contacts); err != nil {
+			return err
+		}
+		err := tx.InsertChannels(orgID, channels)
+		contacts, channels = contacts[:0], channels[:0]
+		return err
+	}
+	n := 0
+	for i, c := range plan.class {
+		if c != bulkCreated {
+			continue
+		}
+		it := plan.items[i]
+		contacts = append(contacts, Contact{ID: contactIDs[n], OrgID: orgID, Name: bulkName(it), CreatedAt: now, UpdatedAt: now})
+		channels = append(channels, bulkChannel(channelIDs[n], contactIDs[n], it, now))
+		if n++; len(contacts) == bulkChunk {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
 }
 
 func bulkName(it BulkChannel) string {
@@ -309,5 +225,5 @@ func sortedIDs(prefix string, n int) []string {
 func bulkChannel(id, contactID string, it BulkChannel, now Time) Channel {
 	return Channel{ID: id, ContactID: contactID, ChannelProfile: ChannelProfile{Type: IntegrationCustom, UserID: it.UserID,
 		Name: it.Name, Email: strings.TrimSpace(it.Email), Phone: strings.TrimSpace(it.Phone)},
-		PlatformData: map[string]any{}, CreatedAt: now, UpdatedAt: now}
+		CreatedAt: now, UpdatedAt: now} // no PlatformData: stored as {}
 }

@@ -176,7 +176,8 @@ func TestBulkMatchAndFill(t *testing.T) {
 		return tx.CreateChannel(org, channel("ch_4", "ct_4", 9, app.ChannelProfile{Type: "email", Email: "ann@example.com"}))
 	})
 	read(t, db, func(tx app.Tx) error {
-		m, err := tx.MatchChannels(org, []string{"u3", "nobody"}, []string{"ann@example.com"}, []string{"15550100001"})
+		m, err := tx.MatchChannels(org, []string{"u3", "nobody", "u3"}, []string{"ann@example.com", "ann@example.com"},
+			[]string{"15550100001"}) // a key given twice is looked up once
 		if err != nil {
 			return err
 		}

@@ -49,17 +49,13 @@ func (s *Server) mergeContactsDry(rq *Request) error {
 }
 
 func (s *Server) bulkContactsDry(rq *Request) error {
-	in, err := rq.decodeBulk()
-	if err != nil {
-		return err
-	}
-	return rq.bulkAnswer(s.svc.BulkDryRun(rq.Ctx(), rq.Org(), in))
+	return withBody(rq, func(in app.BulkInput) error {
+		return rq.bulkAnswer(s.svc.BulkDryRun(rq.Ctx(), rq.Org(), in))
+	})
 }
 
 func (s *Server) bulkContacts(rq *Request) error {
-	in, err := rq.decodeBulk()
-	if err != nil {
-		return err
-	}
-	return rq.bulkAnswer(s.svc.BulkImport(rq.Ctx(), rq.Org(), in))
+	return withBody(rq, func(in app.BulkInput) error {
+		return rq.bulkAnswer(s.svc.BulkImport(rq.Ctx(), rq.Org(), in))
+	})
 }

@@ -40,17 +40,8 @@ func writeEncoded(w http.ResponseWriter, status int, b []byte) {
 // bodies over the limit each become a clear 4xx that names what is wrong. An empty body reads
 // as {} so that validation can name the missing fields.
 func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
-	body, err := readBody(w, r, limit)
-	if err != nil {
-		return err
-	}
-	return decodeBody(body, v)
-}
-
-// readBody reads a request body of at most limit bytes.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
-		return nil, errTooLarge
+		return errTooLarge
 	}
 	// Sized from Content-Length when declared: io.ReadAll doubles its buffer as it goes, so a
 	// 5 MB bulk import left as much again in garbage copies.
@@ -59,13 +50,9 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		buf.Grow(int(r.ContentLength) + bytes.MinRead) // ReadFrom wants MinRead free to see EOF
 	}
 	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit)); err != nil {
-		return nil, decodeError(err)
+		return decodeError(err)
 	}
-	return buf.Bytes(), nil
-}
-
-// decodeBody decodes a body read by readBody into v, as decodeJSON describes.
-func decodeBody(body []byte, v any) error {
+	body := buf.Bytes()
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)

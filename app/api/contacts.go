@@ -50,12 +50,12 @@ func (s *Server) mergeContactsDry(rq *Request) error {
 
 func (s *Server) bulkContactsDry(rq *Request) error {
 	return withBody(rq, func(in app.BulkInput) error {
-		return rq.bulkAnswer(s.svc.BulkDryRun(rq.Ctx(), rq.Org(), in))
+		return rq.OK(s.svc.BulkDryRun(rq.Ctx(), rq.Org(), in))
 	})
 }
 
 func (s *Server) bulkContacts(rq *Request) error {
 	return withBody(rq, func(in app.BulkInput) error {
-		return rq.bulkAnswer(s.svc.BulkImport(rq.Ctx(), rq.Org(), in))
+		return rq.OK(s.svc.BulkImport(rq.Ctx(), rq.Org(), in))
 	})
 }

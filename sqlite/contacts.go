@@ -219,10 +219,14 @@ func channelFields(ch *app.Channel, pd *string) []any {
 
 // finishChannel decodes the platform data a channel was scanned with and derives its link.
 func finishChannel(ch *app.Channel, pd string) error {
+	ch.Link = ch.ChannelProfile.Link()
+	if pd == "{}" { // most channels: no decoder needed for an empty object
+		ch.PlatformData = map[string]any{}
+		return nil
+	}
 	if err := json.Unmarshal([]byte(pd), &ch.PlatformData); err != nil {
 		return fmt.Errorf("sqlite: platform_data: %w", err)
 	}
-	ch.Link = ch.ChannelProfile.Link()
 	return nil
 }
 

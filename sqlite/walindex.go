@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"runtime/debug"
 	"sync"
 )
 
@@ -33,6 +34,13 @@ func (w *walIndex) stamp() (s walStamp, ok bool) {
 	if w.mem == nil {
 		return s, false
 	}
+	// A file cut under the mapping would fault: that must cost the shortcut, not the process.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if recover() != nil {
+			s, ok = walStamp{}, false
+		}
+	}()
 	var second walStamp
 	for i := range s {
 		s[i] = loadWord(w.mem, i)

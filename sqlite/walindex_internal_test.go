@@ -4,6 +4,8 @@ package sqlite
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -86,5 +88,34 @@ func TestClosedWALIndexHasNoStamp(t *testing.T) {
 	db.Close()
 	if _, ok := db.wal.stamp(); ok {
 		t.Fatal("a stamp after Close")
+	}
+}
+
+// TestWALIndexCutUnderItsMapping: an index file cut to nothing under the mapping (which
+// SQLite never does while this process has the database open) costs the stamp, not the
+// process: the fault is caught.
+func TestWALIndexCutUnderItsMapping(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "x.db-shm")
+	header := make([]byte, walIndexBytes)
+	for _, copyAt := range []int{0, 48} {
+		header[copyAt+12] = 1 // isInit of both header copies
+	}
+	if err := os.WriteFile(path, header, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := mapWALIndex(path)
+	if w == nil {
+		t.Fatal("not mapped")
+	}
+	defer w.close()
+	if _, ok := w.stamp(); !ok {
+		t.Fatal("no stamp from a whole file")
+	}
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.stamp(); ok {
+		t.Fatal("a stamp from a file cut to nothing")
 	}
 }

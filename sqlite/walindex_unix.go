@@ -23,7 +23,12 @@ func openWALIndex(conn *sql.DB, path string) *walIndex {
 	if err := conn.QueryRow(`PRAGMA schema_version`).Scan(&v); err != nil {
 		return nil
 	}
-	f, err := os.Open(path + "-shm")
+	return mapWALIndex(path + "-shm")
+}
+
+// mapWALIndex maps the first page of the index file shm, or answers nil.
+func mapWALIndex(shm string) *walIndex {
+	f, err := os.Open(shm)
 	if err != nil {
 		return nil
 	}

@@ -117,17 +117,15 @@ func (t *Tx) insertJSON(head string, columns, n int, row func(i int) []any) erro
 		return t.insertRow(head, columns, row(0))
 	}
 	rows := make([][]any, 0, min(jsonRows, n))
-	var buf []byte
 	for start := 0; start < n; start += jsonRows {
 		rows = rows[:0]
 		for i := start; i < min(start+jsonRows, n); i++ {
 			rows = append(rows, row(i))
 		}
-		query, args, b := jsonChunk(head, columns, rows, buf)
+		query, args := jsonChunk(head, columns, rows)
 		if _, err := t.exec(query, args...); err != nil {
 			return err
 		}
-		buf = b
 	}
 	return nil
 }

@@ -1,10 +1,8 @@
 package sqlite
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"wsapi/app"
 )
@@ -16,9 +14,8 @@ import (
 // timestamps of one import, the many empty fields of a bulk channel) is bound once as a
 // parameter instead of travelling in every row: SQLite finds the n-th element of a JSONB
 // array by stepping over the ones before it, and those extractions were a third of the
-// inserts' time. The rows are written straight into a reused buffer, without boxing every
-// value for encoding/json.
-func jsonChunk(head string, columns int, rows [][]any, buf []byte) (query string, args []any, out []byte) {
+// inserts' time.
+func jsonChunk(head string, columns int, rows [][]any) (query string, args []any) {
 	varying := make([]bool, columns)
 	for j := range varying {
 		for _, r := range rows[1:] {
@@ -40,28 +37,19 @@ func jsonChunk(head string, columns int, rows [][]any, buf []byte) (query string
 		args = append(args, rows[0][j])
 		cols[j] = "?" + strconv.Itoa(len(args))
 	}
-	buf = append(buf[:0], '[')
+	values := make([]any, 0, len(rows)*k)
+	sent := make([][]any, len(rows))
 	for i, r := range rows {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, '[')
-		first := true
+		start := len(values)
 		for j, v := range r {
-			if !varying[j] {
-				continue
+			if varying[j] {
+				values = append(values, v)
 			}
-			if !first {
-				buf = append(buf, ',')
-			}
-			first = false
-			buf = appendJSONValue(buf, v)
 		}
-		buf = append(buf, ']')
+		sent[i] = values[start:len(values):len(values)]
 	}
-	buf = append(buf, ']')
-	args[0] = string(buf)
-	return head + " SELECT " + strings.Join(cols, ", ") + " FROM jsonb_each(?1) ORDER BY key", args, buf
+	args[0] = jsonText(sent)
+	return head + " SELECT " + strings.Join(cols, ", ") + " FROM jsonb_each(?1) ORDER BY key", args
 }
 
 // sameValue tells two values that SQLite would store alike, for the kinds a bound
@@ -91,56 +79,4 @@ func sameValue(a, b any) bool {
 		return ok && (a == nil) == (b == nil) && (a == nil || *a == *b)
 	}
 	return false
-}
-
-// appendJSONValue appends v as JSON, as json.Marshal would read back through ->>.
-func appendJSONValue(buf []byte, v any) []byte {
-	switch v := v.(type) {
-	case nil:
-		return append(buf, "null"...)
-	case string:
-		if utf8.ValidString(v) { // else json.Marshal's replacement characters, as before
-			return appendJSONString(buf, v)
-		}
-	case bool:
-		return strconv.AppendBool(buf, v)
-	case int:
-		return strconv.AppendInt(buf, int64(v), 10)
-	case int64:
-		return strconv.AppendInt(buf, v, 10)
-	case app.Time:
-		if v.IsZero() {
-			return append(buf, "null"...)
-		}
-		buf = append(buf, '"')
-		return append(v.UTC().AppendFormat(buf, app.TimeFormat), '"')
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("sqlite: marshal: " + err.Error()) // only our own plain values are stored
-	}
-	return append(buf, b...)
-}
-
-// appendJSONString appends s (valid UTF-8) as a JSON string.
-func appendJSONString(buf []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		buf = append(buf, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			buf = append(buf, '\\', c)
-		default:
-			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		start = i + 1
-	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
 }

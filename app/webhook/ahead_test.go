@@ -103,13 +103,7 @@ func TestGracefulShutdownReleasesClaimedAheadJobs(t *testing.T) {
 	// Not parallel: it bounds how long a close takes.
 	dir := t.TempDir()
 	const timeout = 5 * time.Second
-	var rcvs [3]*apitest.Receiver
-	var urls [3]string
-	for i := range rcvs {
-		rcvs[i] = apitest.NewReceiver(t)
-		rcvs[i].Hang()
-		urls[i] = rcvs[i].URL
-	}
+	rcvs, urls := hangingReceivers(t)
 	requests := func() (n int) {
 		for _, r := range rcvs {
 			n += len(r.Requests())
@@ -162,13 +156,7 @@ func TestKilledWithClaimedAheadJobsDeliversAfterTheLease(t *testing.T) {
 	// Not parallel: its waits (leases, restarts) have tight ceilings under -race.
 	dir := t.TempDir()
 	const timeout = 5 * time.Second
-	var rcvs [3]*apitest.Receiver
-	var urls [3]string
-	for i := range rcvs {
-		rcvs[i] = apitest.NewReceiver(t)
-		rcvs[i].Hang()
-		urls[i] = rcvs[i].URL
-	}
+	rcvs, urls := hangingReceivers(t)
 	// received answers what arrived since the receivers had got from[i] requests each.
 	received := func(from [3]int) (all []apitest.Received) {
 		for i, r := range rcvs {
@@ -282,4 +270,14 @@ func TestJobPastItsStartIsHandedBack(t *testing.T) {
 	clock.Advance(timeout / 2) // exactly at StartBy: still in time
 	rt.Dispatcher.RunJob(ctx, again)
 	verify(t, w.Secret, rcv.Wait(t, 1, 5*time.Second)[0])
+}
+
+// hangingReceivers starts three receivers that hold every request until told otherwise.
+func hangingReceivers(t *testing.T) (rcvs [3]*apitest.Receiver, urls [3]string) {
+	for i := range rcvs {
+		rcvs[i] = apitest.NewReceiver(t)
+		rcvs[i].Hang()
+		urls[i] = rcvs[i].URL
+	}
+	return rcvs, urls
 }

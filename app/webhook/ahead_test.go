@@ -77,8 +77,10 @@ func TestClaimedAheadJobsKeepTheCaps(t *testing.T) {
 	held := func() int { return hang.Accepted() + len(quick[0].Requests()) + len(quick[1].Requests()) }
 	e.Eventually(5*time.Second, "every worker to hold a request", func() bool { return held() >= 16 })
 	per := e.Runtime.Dispatcher.PerEndpoint
-	if n := hang.Accepted(); n >= per {
-		t.Fatalf("the hanging endpoint holds %d requests before the others answer, want fewer than %d", n, per)
+	// Usually fewer than its 8 (the first 16 start fairest first), but on a loaded machine the
+	// workers may take the hanging endpoint's jobs first; its cap holds either way.
+	if n := hang.Accepted(); n > per {
+		t.Fatalf("the hanging endpoint holds %d requests before the others answer, over its cap of %d", n, per)
 	}
 	// A round now: every endpoint is at its cap, counting the jobs claimed ahead.
 	e.Runtime.Dispatcher.Nudge()

@@ -81,7 +81,7 @@ func NewRunner(svc Runs, providers map[string]Provider, cfg Config, log *slog.Lo
 		cfg.Clock = app.SystemClock{}
 	}
 	return &Runner{Service: svc, Providers: providers, Log: log, cfg: cfg, owner: app.NewID("runner"),
-		loop: claim.Loop{Slots: max(1, cfg.Workers), Tick: cfg.Tick}, active: map[string]*activeRun{}}
+		loop: claim.Loop{Slots: max(1, cfg.Workers), Tick: cfg.Tick, Log: log}, active: map[string]*activeRun{}}
 }
 
 // Nudge asks for a claim now (a run was scheduled, one finished).

@@ -5,8 +5,10 @@ package claim
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"maps"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -49,6 +51,8 @@ type Loop struct {
 	Slots int
 	Ahead int
 	Tick  time.Duration
+	// Log takes the panic of a piece (runPiece); nil: slog.Default().
+	Log *slog.Logger
 
 	once    sync.Once
 	wake    chan struct{}
@@ -155,10 +159,26 @@ func (l *Loop) start(work []Piece) {
 func (l *Loop) work(p Piece) {
 	defer l.wg.Done()
 	for more := true; more; {
-		p.Run()
+		l.runPiece(p)
 		p, more = l.next(p)
 		l.Nudge()
 	}
+}
+
+// runPiece runs p; a panic fails that piece alone (its slot goes on with the next), never the
+// process. The workers' pieces recover their own work first: this is the last guard.
+func (l *Loop) runPiece(p Piece) {
+	defer func() {
+		if v := recover(); v != nil {
+			log := l.Log
+			if log == nil {
+				log = slog.Default()
+			}
+			log.Error("a piece of background work panicked", "org", p.Org, "queue", p.Queue,
+				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		}
+	}()
+	p.Run()
 }
 
 // next counts p out and answers the queued piece to run in its slot, if any (none once the

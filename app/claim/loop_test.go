@@ -2,6 +2,7 @@ package claim_test
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -289,5 +290,36 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("%s did not happen within 5s", what)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// A piece that panics fails alone: the process goes on, its slot is counted free, and the
+// pieces after it run.
+func TestLoopSurvivesAPanickingPiece(t *testing.T) {
+	var ran atomic.Int32
+	var claims atomic.Int32
+	l := &claim.Loop{Slots: 1, Tick: time.Hour, Log: slog.New(slog.DiscardHandler)}
+	claimFn := func(_ context.Context, r claim.Round) []claim.Piece {
+		switch claims.Add(1) {
+		case 1:
+			return []claim.Piece{{Org: "o", Queue: "q", Run: func() { panic("boom") }}}
+		case 2, 3:
+			return []claim.Piece{{Org: "o", Queue: "q", Run: func() { ran.Add(1) }}}
+		}
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { l.Run(ctx, claimFn); close(done) }()
+	l.Nudge()
+	deadline := time.Now().Add(5 * time.Second)
+	for ran.Load() < 2 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+		l.Nudge()
+	}
+	cancel()
+	<-done
+	if ran.Load() != 2 {
+		t.Fatalf("%d pieces ran after the one that panicked, want 2", ran.Load())
 	}
 }

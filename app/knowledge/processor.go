@@ -50,7 +50,7 @@ func (p *Processor) Nudge() { p.loop.Nudge() }
 func (p *Processor) Run(ctx context.Context) {
 	slots := max(1, p.Workers)
 	perOrg := app.OrgShare(p.PerOrg, slots)
-	p.loop.Slots, p.loop.Tick = slots, p.Tick
+	p.loop.Slots, p.loop.Tick, p.loop.Log = slots, p.Tick, p.Log
 	p.loop.Run(ctx, func(ctx context.Context, r claim.Round) []claim.Piece {
 		return p.claim(ctx, app.ClaimRoom{Limit: r.Free, PerOrg: perOrg, Org: r.Org, Queue: r.Queue, LookFirst: r.Idle})
 	})

@@ -33,7 +33,7 @@ type Recipients interface {
 func NewWorker(svc Recipients, workers, perOrg int, tick time.Duration, log *slog.Logger) *Worker {
 	workers = max(1, workers)
 	return &Worker{Service: svc, PerOrg: app.OrgShare(perOrg, workers), Log: log,
-		loop: claim.Loop{Slots: workers, Tick: tick}}
+		loop: claim.Loop{Slots: workers, Tick: tick, Log: log}}
 }
 
 // Nudge asks for a claim now (a broadcast was created, a send finished).

@@ -52,7 +52,7 @@ type Deliveries interface {
 func NewDispatcher(svc Deliveries, clock app.Clock, sender app.WebhookSender, workers, perOrg int, tick time.Duration, log *slog.Logger) *Dispatcher {
 	return &Dispatcher{Service: svc, Clock: clock, Sender: sender, PerEndpoint: max(1, (workers+1)/2),
 		PerOrg: app.OrgShare(perOrg, workers), Log: log,
-		loop: claim.Loop{Slots: workers, Ahead: workers, Tick: tick}}
+		loop: claim.Loop{Slots: workers, Ahead: workers, Tick: tick, Log: log}}
 }
 
 // Nudge asks for a claim now rather than at the next tick (new events, a finished job).

@@ -70,7 +70,7 @@ func (t *Tx) GetContact(orgID, id string) (app.Contact, error) {
 		return c, nil
 	}
 	list := []app.Contact{c}
-	if err := t.attachSegments(list, []string{c.ID}, map[string]int{c.ID: 0}); err != nil {
+	if err := t.attachSegments(list); err != nil {
 		return c, err
 	}
 	return list[0], nil
@@ -139,11 +139,7 @@ func (t *Tx) attachContactChildren(cs []app.Contact) error {
 	if len(cs) == 0 {
 		return nil
 	}
-	index := map[string]int{}
-	ids := make([]string, len(cs))
-	for i, c := range cs {
-		index[c.ID], ids[i] = i, c.ID
-	}
+	ids, index := contactIndex(cs)
 	chs, err := t.channelsOf(ids)
 	if err != nil {
 		return err
@@ -152,11 +148,22 @@ func (t *Tx) attachContactChildren(cs []app.Contact) error {
 		i := index[ch.ContactID]
 		cs[i].Channels = append(cs[i].Channels, ch)
 	}
-	return t.attachSegments(cs, ids, index)
+	return t.attachSegments(cs)
 }
 
-// attachSegments loads the segments of contacts (ids, and their index in cs).
-func (t *Tx) attachSegments(cs []app.Contact, ids []string, index map[string]int) error {
+// contactIndex is the ids of cs and the index of each in cs.
+func contactIndex(cs []app.Contact) (ids []string, index map[string]int) {
+	index = make(map[string]int, len(cs))
+	ids = make([]string, len(cs))
+	for i, c := range cs {
+		index[c.ID], ids[i] = i, c.ID
+	}
+	return ids, index
+}
+
+// attachSegments loads the segments of contacts.
+func (t *Tx) attachSegments(cs []app.Contact) error {
+	ids, index := contactIndex(cs)
 	in, arg := idsIn(ids)
 	rows, err := t.query(`SELECT sm.contact_id, `+segmentColumns+` FROM segment_members sm
 		JOIN segments s ON s.id = sm.segment_id WHERE sm.contact_id `+in+`

@@ -229,6 +229,14 @@ func (s *Service) GetContact(ctx context.Context, orgID, id string) (Contact, er
 	return readOne(ctx, s.Store, func(tx Tx) (Contact, error) { return tx.GetContact(orgID, id) })
 }
 
+// ContactStamp names GetContact's answer as the data stands now, before it is read: while
+// nothing has been committed since, the same stamp means the same answer, so one kept under
+// it may be served again (app/api/objects.go). ok is false when the store cannot tell.
+func (s *Service) ContactStamp(orgID, id string) (Stamp, bool) {
+	v, ok := s.Store.DataVersion()
+	return Stamp{Key: "contact\x00" + orgID + "\x00" + id, Version: v}, ok
+}
+
 // ListContacts lists contacts, oldest first.
 func (s *Service) ListContacts(ctx context.Context, orgID string, f ContactFilter, pg Page) (l List[Contact], err error) {
 	p := Problems{}

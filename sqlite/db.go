@@ -47,9 +47,10 @@ type DB struct {
 	// ckpt copies the WAL back into the file after commits (checkpoint.go).
 	ckpt *checkpointer
 	// wal tells whether anything was committed since a stamp (walindex.go); authSeen is
-	// the authentication version last read, under its stamp.
+	// the authentication version last read, under its stamp; commits numbers the stamps.
 	wal      *walIndex
 	authSeen sinceStamp
+	commits  commitCount
 }
 
 // SetSealer sets what seals secrets at rest; it must be set before secrets are stored.

@@ -72,3 +72,32 @@ func (c *sinceStamp) put(s walStamp, v int64) {
 	defer c.mu.Unlock()
 	c.stamp, c.value, c.set = s, v, true
 }
+
+// commitCount numbers the stamps read, one more each time a stamp differs from the one read
+// before it: equal numbers mean no commit in between. (A stamp read late by a slow reader
+// may count again; that costs a cache entry, never a stale one.)
+type commitCount struct {
+	mu   sync.Mutex
+	last walStamp
+	n    int64
+}
+
+func (c *commitCount) of(s walStamp) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s != c.last {
+		c.last = s
+		c.n++
+	}
+	return c.n
+}
+
+// DataVersion is a number that changes whenever anything is committed to the database, by
+// this process or another (app.Store). Without a WAL index mapping it is not known.
+func (db *DB) DataVersion() (int64, bool) {
+	s, ok := db.wal.stamp()
+	if !ok {
+		return 0, false
+	}
+	return db.commits.of(s), true
+}

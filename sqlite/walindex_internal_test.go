@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"wsapi/app"
 )
 
 // TestAuthVersionFollowsEveryCommit: the WAL index's stamp changes with every commit, this
@@ -117,5 +119,66 @@ func TestWALIndexCutUnderItsMapping(t *testing.T) {
 	}
 	if _, ok := w.stamp(); ok {
 		t.Fatal("a stamp from a file cut to nothing")
+	}
+}
+
+// TestDataVersionFollowsEveryCommit: DataVersion holds while only reads happen, and moves
+// with every commit, this handle's or another's on the same file (as another process's),
+// across a WAL restart too; a closed database has none.
+func TestDataVersionFollowsEveryCommit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openInternal(t)
+	other, err := Open(db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	version := func() int64 {
+		t.Helper()
+		v, ok := db.DataVersion()
+		if !ok {
+			t.Fatal("no data version")
+		}
+		return v
+	}
+	exec := func(on *DB, query string) {
+		t.Helper()
+		if _, err := on.writer.ExecContext(ctx, query); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := version()
+	for range 3 {
+		if err := db.Read(ctx, func(tx app.Tx) error { _, err := tx.AuthVersion(); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if got := version(); got != v {
+			t.Fatalf("a read moved the version from %d to %d", v, got)
+		}
+	}
+	bump := func(on *DB) func() {
+		return func() { exec(on, `UPDATE auth_version SET version = version + 1`) }
+	}
+	for _, c := range []struct {
+		what   string
+		commit func()
+	}{
+		{"this handle's commit", bump(db)},
+		{"another handle's commit", bump(other)},
+		{"a commit after a full checkpoint (the WAL starts over)", func() {
+			exec(other, `PRAGMA wal_checkpoint(TRUNCATE)`)
+			bump(other)()
+		}},
+	} {
+		c.commit()
+		if got := version(); got == v {
+			t.Errorf("%s left the version at %d", c.what, v)
+		}
+		v = version()
+	}
+	db.Close()
+	if _, ok := db.DataVersion(); ok {
+		t.Error("a data version after Close")
 	}
 }

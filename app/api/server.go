@@ -58,6 +58,8 @@ type Server struct {
 	document []byte
 	// inboxPages keeps inbox pages encoded (inboxpages.go); nil: each one is encoded.
 	inboxPages *inboxPages
+	// objects keeps single objects' answers encoded under their stamps (objects.go).
+	objects *objectBodies
 }
 
 // New builds the handler with every route of routes.go.
@@ -73,7 +75,7 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 		access = log
 	}
 	s := &Server{svc: svc, cfg: cfg, log: log, access: access, db: db, document: servedDocument(cfg.PublicURL),
-		inboxPages: newInboxPages(cfg.InboxCacheChats, cfg.Ops.Compress)}
+		inboxPages: newInboxPages(cfg.InboxCacheChats, cfg.Ops.Compress), objects: newObjectBodies(cfg.Ops.Metrics)}
 	if cfg.RateLimitPerMinute > 0 { // 0 turns rate limiting off (http.rate_limit_per_minute)
 		s.limiter = newIPLimiter(cfg.RateLimitPerMinute, svc.Clock)
 	}

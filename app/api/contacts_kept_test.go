@@ -1,0 +1,80 @@
+package api_test
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+// TestGetContactKeptOnlyWhileUnchanged: GET contact answers again from the body kept encoded
+// (wsapi_http_kept_answers_total counts it) while nothing is written, and every kind of
+// change shows on the very next GET: through the API, to another contact that shares its
+// segment, and by another process writing the file. Another organization never sees it.
+func TestGetContactKeptOnlyWhileUnchanged(t *testing.T) {
+	t.Parallel()
+	e := metricsEnv(t)
+	id := ctNamed(e, "Ann", map[string]any{"type": "email", "email": "ann@example.com"})
+	other := ctNamed(e, "Ben")
+	seg := ctSegment(e, e.AdminKey, "c", "VIP")
+	path := "/orgs/c/contacts/" + id
+	get := func() map[string]any { return e.Do("GET", path, e.AdminKey, nil).Expect(200).Map() }
+	kept := func() float64 { return metricValue(scrape(t, e), "wsapi_http_kept_answers_total") }
+
+	first := get()
+	before := kept()
+	var again map[string]any
+	// A background commit between two GETs (none is expected) would only cost the kept body.
+	e.Eventually(5*time.Second, "a GET answered from the kept body", func() bool {
+		again = get()
+		return kept() > before
+	})
+	if !reflect.DeepEqual(first, again) {
+		t.Fatalf("the kept answer differs:\n%v\nfirst:\n%v", again, first)
+	}
+
+	segments := func(c map[string]any) []any { return c["segments"].([]any) }
+	segment := func(c map[string]any) map[string]any {
+		if len(segments(c)) != 1 {
+			return map[string]any{}
+		}
+		return segments(c)[0].(map[string]any)
+	}
+	writer := icWriter(t, e)
+	steps := []struct {
+		what   string
+		change func()
+		seen   func(c map[string]any) bool
+	}{
+		{"PATCH the contact", func() {
+			e.Do("PATCH", path, e.AdminKey, map[string]any{"name": "Bea"}).Expect(200)
+		}, func(c map[string]any) bool { return c["name"] == "Bea" }},
+		{"add a channel", func() {
+			e.Do("POST", path+"/channels", e.AdminKey, map[string]any{"type": "email", "email": "ann@work.example.com"}).Expect(201)
+		}, func(c map[string]any) bool { return len(c["channels"].([]any)) == 2 }},
+		{"add it to a segment", func() {
+			e.Do("POST", "/orgs/c/segments/"+seg+"/contacts", e.AdminKey, map[string]any{"contact_ids": []string{id}}).Expect(200)
+		}, func(c map[string]any) bool { return segment(c)["contacts_count"] == 1.0 }},
+		{"add another contact to that segment", func() {
+			e.Do("POST", "/orgs/c/segments/"+seg+"/contacts", e.AdminKey, map[string]any{"contact_ids": []string{other}}).Expect(200)
+		}, func(c map[string]any) bool { return segment(c)["contacts_count"] == 2.0 }},
+		{"rename the segment", func() {
+			e.Do("PATCH", "/orgs/c/segments/"+seg, e.AdminKey, map[string]any{"name": "Gold"}).Expect(200)
+		}, func(c map[string]any) bool { return segment(c)["name"] == "Gold" }},
+		{"another process writes the file", func() {
+			icExec(t, writer, `UPDATE contacts SET name = 'Cy' WHERE id = ?`, id)
+		}, func(c map[string]any) bool { return c["name"] == "Cy" }},
+	}
+	for _, s := range steps {
+		get() // kept from here
+		s.change()
+		if c := get(); !s.seen(c) {
+			t.Errorf("%s: the next GET answered %v", s.what, c)
+		}
+	}
+
+	_, otherKey := e.OrgWithAdmin("Other")
+	e.Do("GET", "/orgs/c/contacts/"+id, otherKey, nil).ExpectError(404, "not_found")
+	get()
+	e.Do("DELETE", path, e.AdminKey, nil).Expect(204)
+	e.Do("GET", path, e.AdminKey, nil).ExpectError(404, "not_found")
+}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -235,6 +236,21 @@ func (s *Service) GetContact(ctx context.Context, orgID, id string) (Contact, er
 func (s *Service) ContactStamp(orgID, id string) (Stamp, bool) {
 	v, ok := s.Store.DataVersion()
 	return Stamp{Key: "contact\x00" + orgID + "\x00" + id, Version: v}, ok
+}
+
+// ContactsStamp names ListContacts' answer for a filter and page as the data stands now,
+// like ContactStamp.
+func (s *Service) ContactsStamp(orgID string, f ContactFilter, pg Page) (Stamp, bool) {
+	v, ok := s.Store.DataVersion()
+	flag := func(b *bool) string {
+		if b == nil {
+			return ""
+		}
+		return strconv.FormatBool(*b)
+	}
+	key := strings.Join([]string{"contacts", orgID, strconv.Quote(f.Search), strconv.Quote(f.SegmentID),
+		flag(f.Blocked), flag(f.Unsubscribed), strconv.Itoa(pg.Page), strconv.Itoa(pg.Take)}, "\x00")
+	return Stamp{Key: key, Version: v}, ok
 }
 
 // ListContacts lists contacts, oldest first.

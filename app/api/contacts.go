@@ -22,12 +22,12 @@ func boolQuery(rq *Request, name string) *bool {
 }
 
 func (s *Server) listContacts(rq *Request) error {
-	return list(rq, func(pg app.Page) (app.List[app.Contact], error) {
-		q := rq.R.URL.Query()
-		f := app.ContactFilter{Search: q.Get("search"), SegmentID: q.Get("segment_id")}
-		f.Blocked, f.Unsubscribed = boolQuery(rq, "blocked"), boolQuery(rq, "unsubscribed")
-		return s.svc.ListContacts(rq.Ctx(), rq.Org(), f, pg)
-	})
+	q := rq.R.URL.Query()
+	f := app.ContactFilter{Search: q.Get("search"), SegmentID: q.Get("segment_id")}
+	f.Blocked, f.Unsubscribed = boolQuery(rq, "blocked"), boolQuery(rq, "unsubscribed")
+	return stampedList(rq, s.kept,
+		func(pg app.Page) (app.Stamp, bool) { return s.svc.ContactsStamp(rq.Org(), f, pg) },
+		func(pg app.Page) (app.List[app.Contact], error) { return s.svc.ListContacts(rq.Ctx(), rq.Org(), f, pg) })
 }
 
 func (s *Server) addChannel(rq *Request) error {

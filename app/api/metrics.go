@@ -55,7 +55,7 @@ func NewMetrics() *Metrics {
 	m.httpInFlight = prometheus.NewGauge(prometheus.GaugeOpts{Namespace: namespace, Name: "http_requests_in_flight", Help: "HTTP requests being served."})
 	m.rateLimited = counter("http_rate_limited_total", "Requests refused with 429 by the per-IP rate limit.").WithLabelValues()
 	m.replays = counter("http_idempotent_replays_total", "POST requests answered from a stored response (Idempotency-Key).").WithLabelValues()
-	m.keptAnswers = counter("http_kept_answers_total", "GET answers served from a body kept encoded, the data unchanged since it was read (GET contact).").WithLabelValues()
+	m.keptAnswers = counter("http_kept_answers_total", "GET answers served from a body kept encoded, the data unchanged since it was read (GET contact, GET contacts).").WithLabelValues()
 	m.webhookAttempts = counter("webhook_attempts_total", "Webhook delivery attempts by outcome: succeeded, retrying (failed, another attempt follows), failed (the last attempt failed).", "outcome")
 	m.webhookLatency = histogram("webhook_attempt_duration_seconds", "Duration of webhook delivery requests.", prometheus.DefBuckets).WithLabelValues().(prometheus.Histogram)
 	m.broadcastSends = counter("broadcast_sends_total", "Broadcast recipients given an outcome, by integration and outcome (sent, failed, skipped).", "integration", "outcome")

@@ -85,7 +85,7 @@ func (s *Server) routes() []*route {
 		r(post, "/orgs/{org}/contacts/merge/dry", rd("contacts"), s.mergeContactsDry),
 		r(post, "/orgs/{org}/contacts/bulk", wr("contacts"), s.bulkContacts),
 		r(post, "/orgs/{org}/contacts/bulk/dry", rd("contacts"), s.bulkContactsDry),
-		r(get, "/orgs/{org}/contacts/{id}", rd("contacts"), stampedByID(s.objects, s.svc.ContactStamp, s.svc.GetContact)),
+		r(get, "/orgs/{org}/contacts/{id}", rd("contacts"), stampedByID(s.kept, s.svc.ContactStamp, s.svc.GetContact)),
 		r(patch, "/orgs/{org}/contacts/{id}", wr("contacts"), updated(s.svc.UpdateContact)),
 		r(del, "/orgs/{org}/contacts/{id}", wr("contacts"), deleted(s.svc.DeleteContact)),
 		r(post, "/orgs/{org}/contacts/{id}/channels", wr("contacts"), s.addChannel),

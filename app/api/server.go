@@ -58,8 +58,8 @@ type Server struct {
 	document []byte
 	// inboxPages keeps inbox pages encoded (inboxpages.go); nil: each one is encoded.
 	inboxPages *inboxPages
-	// objects keeps single objects' answers encoded under their stamps (objects.go).
-	objects *objectBodies
+	// kept holds GET answers encoded under their stamps (kept.go).
+	kept *keptAnswers
 }
 
 // New builds the handler with every route of routes.go.
@@ -75,7 +75,7 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 		access = log
 	}
 	s := &Server{svc: svc, cfg: cfg, log: log, access: access, db: db, document: servedDocument(cfg.PublicURL),
-		inboxPages: newInboxPages(cfg.InboxCacheChats, cfg.Ops.Compress), objects: newObjectBodies(cfg.Ops.Metrics)}
+		inboxPages: newInboxPages(cfg.InboxCacheChats, cfg.Ops.Compress), kept: newKeptAnswers(cfg.Ops.Metrics)}
 	if cfg.RateLimitPerMinute > 0 { // 0 turns rate limiting off (http.rate_limit_per_minute)
 		s.limiter = newIPLimiter(cfg.RateLimitPerMinute, svc.Clock)
 	}

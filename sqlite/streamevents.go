@@ -100,7 +100,11 @@ func (t *Tx) LastStreamSeq() (int64, error) {
 // PurgeStreamEvents deletes events created before cutoff. AUTOINCREMENT keeps seq growing
 // after the newest rows are purged, so an id is never given twice.
 func (t *Tx) PurgeStreamEvents(cutoff app.Time) (int, error) {
-	res, err := t.exec(`DELETE FROM stream_events WHERE created_at < ?`, cutoff)
+	// Up to the first event young enough to keep, in seq order (00023): a clock that stepped
+	// back may keep an older event past it for a while, never drop a young one.
+	res, err := t.exec(`DELETE FROM stream_events WHERE seq < coalesce(
+		(SELECT seq FROM stream_events WHERE created_at >= ? ORDER BY seq LIMIT 1),
+		(SELECT max(seq) + 1 FROM stream_events))`, cutoff)
 	if err != nil {
 		return 0, err
 	}

@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -132,4 +133,59 @@ func TestStreamLogLookupsAndPurge(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestPurgeStreamEventsUpToTheFirstYoungOne: the purge deletes the run of old events that
+// starts the log, up to the first one young enough to keep. An old event written after a
+// young one (the clock stepped back) stays until the next purge that reaches it; a young
+// event is never deleted. A purge of everything leaves seq growing; an empty log purges
+// nothing.
+func TestPurgeStreamEventsUpToTheFirstYoungOne(t *testing.T) {
+	t.Parallel()
+	db, _ := openDB(t)
+	insert := func(secs ...int) (seqs []int64) {
+		write(t, db, func(tx app.Tx) error {
+			for _, sec := range secs {
+				seq, err := tx.InsertStreamEvent(app.StreamEvent{OrgID: "org_a", Type: app.StreamChatUpdated, Area: "inbox",
+					Data: []byte(`{}`), CreatedAt: at(sec)})
+				if err != nil {
+					return err
+				}
+				seqs = append(seqs, seq)
+			}
+			return nil
+		})
+		return seqs
+	}
+	purge := func(cutoff int) (n int) {
+		write(t, db, func(tx app.Tx) (err error) { n, err = tx.PurgeStreamEvents(at(cutoff)); return err })
+		return n
+	}
+	left := func() (seqs []int64) {
+		read(t, db, func(tx app.Tx) error {
+			all, err := tx.StreamEventsAfter("", "", 0, 100)
+			for _, e := range all {
+				seqs = append(seqs, e.Seq)
+			}
+			return err
+		})
+		return seqs
+	}
+
+	if n := purge(5); n != 0 {
+		t.Errorf("an empty log purged %d", n)
+	}
+	seqs := insert(1, 2, 6, 3, 7)
+	if n, got := purge(5), left(); n != 2 || !slices.Equal(got, seqs[2:]) {
+		t.Errorf("purge before 5: %d deleted, left %v; want 2 and %v", n, got, seqs[2:])
+	}
+	if n, got := purge(7), left(); n != 2 || !slices.Equal(got, seqs[4:]) {
+		t.Errorf("purge before 7: %d deleted, left %v; want 2 and %v", n, got, seqs[4:])
+	}
+	if n, got := purge(8), left(); n != 1 || len(got) != 0 {
+		t.Errorf("purge of everything: %d deleted, left %v", n, got)
+	}
+	if next := insert(9); next[0] <= seqs[4] {
+		t.Errorf("after a purge of everything the next seq is %d, not above %d", next[0], seqs[4])
+	}
 }

@@ -87,22 +87,17 @@ func (s *Service) BulkDryRun(ctx context.Context, orgID string, in BulkInput) (r
 	if err := validateBulk(in); err != nil {
 		return res, err
 	}
-	keys := keysOf(in.Channels)
-	var found bulkLookups
-	// The lookups run apart, on readers of their own, one core each where there are two;
-	// the segments are checked first, as the import does.
-	parts := keys.lookups(orgID, &found)
-	first := parts[0]
-	parts[0] = func(tx Tx) error {
+	err = s.Store.Read(ctx, func(tx Tx) error {
 		if err := checkSegments(tx, orgID, in.SegmentIDs, "segment_ids"); err != nil {
 			return err
 		}
-		return first(tx)
-	}
-	if err := s.Store.ReadApart(ctx, parts...); err != nil {
-		return res, err
-	}
-	return keys.plan(found).result(), nil
+		plan, err := classify(tx, orgID, in.Channels)
+		if err == nil {
+			res = plan.result()
+		}
+		return err
+	})
+	return res, err
 }
 
 // BulkImport classifies with the same rules and applies the result in one transaction:

@@ -41,89 +41,43 @@ func (p *bulkPlan) result() BulkResult {
 	return r
 }
 
-// bulkKeys are the items' match keys, normalized once (NormalizePhone allocates), and what
-// the store is asked about them.
-type bulkKeys struct {
-	items                               []BulkChannel
-	keys                                [][3]string
-	userIDs, emails, phones, contactIDs []string
-}
-
-func keysOf(items []BulkChannel) *bulkKeys {
-	k := &bulkKeys{items: items, keys: make([][3]string, len(items))}
+// classify applies the rules of DESIGN.md, item by item, in order.
+func classify(tx Tx, orgID string, items []BulkChannel) (*bulkPlan, error) {
+	var userIDs, emails, phones, contactIDs []string
+	keys := make([][3]string, len(items)) // normalized once: NormalizePhone allocates
 	for i, it := range items {
-		key := [3]string{it.UserID, NormalizeEmail(it.Email), NormalizePhone(it.Phone)}
-		k.keys[i] = key
-		if key[keyUserID] != "" {
-			k.userIDs = append(k.userIDs, key[keyUserID])
+		k := [3]string{it.UserID, NormalizeEmail(it.Email), NormalizePhone(it.Phone)}
+		keys[i] = k
+		if k[keyUserID] != "" {
+			userIDs = append(userIDs, k[keyUserID])
 		}
-		if key[keyEmail] != "" {
-			k.emails = append(k.emails, key[keyEmail])
+		if k[keyEmail] != "" {
+			emails = append(emails, k[keyEmail])
 		}
-		if key[keyPhone] != "" {
-			k.phones = append(k.phones, key[keyPhone])
+		if k[keyPhone] != "" {
+			phones = append(phones, k[keyPhone])
 		}
 		if it.ContactID != "" {
-			k.contactIDs = append(k.contactIDs, it.ContactID)
+			contactIDs = append(contactIDs, it.ContactID)
 		}
 	}
-	return k
-}
-
-// bulkLookups are the store's answers about the keys, one field per part of lookups (the
-// parts may run at once: none writes another's field).
-type bulkLookups struct {
-	byUserID, byEmail, byPhone ChannelMatches
-	missing                    []string // contact_ids that name no contact
-}
-
-// lookups reads the store's answers as parts that may run apart (Store.ReadApart): the
-// channels matched by user id, by e-mail and by phone, and the missing contacts with the
-// user ids (the smallest list).
-func (k *bulkKeys) lookups(orgID string, into *bulkLookups) []func(Tx) error {
-	return []func(Tx) error{
-		func(tx Tx) (err error) {
-			if into.byUserID, err = tx.MatchChannels(orgID, k.userIDs, nil, nil); err != nil {
-				return err
-			}
-			into.missing, err = tx.MissingContacts(orgID, k.contactIDs)
-			return err
-		},
-		func(tx Tx) (err error) {
-			into.byEmail, err = tx.MatchChannels(orgID, nil, k.emails, nil)
-			return err
-		},
-		func(tx Tx) (err error) {
-			into.byPhone, err = tx.MatchChannels(orgID, nil, nil, k.phones)
-			return err
-		},
+	matches, err := tx.MatchChannels(orgID, userIDs, emails, phones)
+	if err != nil {
+		return nil, err
 	}
-}
-
-// classify applies the rules of DESIGN.md to the items, in one transaction.
-func classify(tx Tx, orgID string, items []BulkChannel) (*bulkPlan, error) {
-	k := keysOf(items)
-	var found bulkLookups
-	for _, part := range k.lookups(orgID, &found) {
-		if err := part(tx); err != nil {
-			return nil, err
-		}
+	missing, err := tx.MissingContacts(orgID, contactIDs)
+	if err != nil {
+		return nil, err
 	}
-	return k.plan(found), nil
-}
-
-// plan applies the rules of DESIGN.md, item by item, in order.
-func (k *bulkKeys) plan(found bulkLookups) *bulkPlan {
-	matches := ChannelMatches{ByUserID: found.byUserID.ByUserID, ByEmail: found.byEmail.ByEmail, ByPhone: found.byPhone.ByPhone}
 	c := classifier{matches: matches, unknown: map[string]bool{}, seen: [3]map[string]struct{}{{}, {}, {}}}
-	for _, id := range found.missing {
+	for _, id := range missing {
 		c.unknown[id] = true
 	}
-	plan := &bulkPlan{items: k.items, class: make([]bulkClass, len(k.items))}
-	for i, it := range k.items {
-		c.add(plan, i, it, k.keys[i])
+	plan := &bulkPlan{items: items, class: make([]bulkClass, len(items))}
+	for i, it := range items {
+		c.add(plan, i, it, keys[i])
 	}
-	return plan
+	return plan, nil
 }
 
 // The kinds of match keys, in the order the rules try them.

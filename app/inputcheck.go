@@ -57,13 +57,6 @@ func (c checkedStore) Read(ctx context.Context, fn func(Tx) error) error {
 	return c.Store.Read(ctx, fn)
 }
 
-func (c checkedStore) ReadApart(ctx context.Context, parts ...func(Tx) error) error {
-	if err := inputProblems(ctx); err != nil {
-		return err
-	}
-	return c.Store.ReadApart(ctx, parts...)
-}
-
 func (c checkedStore) Write(ctx context.Context, fn func(Tx) error) error {
 	if err := inputProblems(ctx); err != nil {
 		return err

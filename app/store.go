@@ -12,9 +12,6 @@ import (
 type Store interface {
 	Read(ctx context.Context, fn func(Tx) error) error
 	Write(ctx context.Context, fn func(Tx) error) error
-	// ReadApart runs parts at once on readers of their own, with the result of one read
-	// transaction (they may run twice: a part only reads and sets its own results).
-	ReadApart(ctx context.Context, parts ...func(Tx) error) error
 	// AuthVersion is KeyTx.AuthVersion on the latest committed state, without a transaction.
 	AuthVersion(ctx context.Context) (int64, error)
 	// DataVersion changes whenever anything is committed, by any process, and is read

@@ -50,7 +50,15 @@ type Contact struct {
 	UnsubscribeReason   *string   `json:"unsubscribe_reason"`
 	UnsubscribeFeedback *string   `json:"unsubscribe_feedback"`
 	OrgID               string    `json:"-"`
+	// encoded is the contact in EncodeJSON's form, made for its contact.created event; set
+	// only on CreateContact's answer, which nothing changes after (EncodedJSON).
+	encoded []byte
 }
+
+// EncodedJSON is the contact already in the API's JSON form, when the service made it for
+// a stream event of the same contact (CreateContact), else nil: the answer then need not be
+// encoded again (about 4% of a POST's CPU).
+func (c Contact) EncodedJSON() []byte { return c.encoded }
 
 // ContactFilter narrows the contacts list.
 type ContactFilter struct {
@@ -194,7 +202,9 @@ func (s *Service) CreateContact(ctx context.Context, orgID string, in ContactInp
 				return err
 			}
 		}
-		return s.EmitStream(tx, orgID, "", StreamContactCreated, c)
+		raw, err := s.emitStreamJSON(tx, orgID, "", StreamContactCreated, c)
+		c.encoded = raw
+		return err
 	})
 	return c, err
 }

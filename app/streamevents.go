@@ -92,11 +92,18 @@ func KnownStreamType(typ string) bool { return streamArea(typ) != "" }
 // once the transaction commits, and never if it rolls back. data is encoded as the API
 // encodes it (a Message or a Chat as GET answers it).
 func (s *Service) EmitStream(tx Tx, orgID, chatID, typ string, data any) error {
+	_, err := s.emitStreamJSON(tx, orgID, chatID, typ, data)
+	return err
+}
+
+// emitStreamJSON is EmitStream answering data in EncodeJSON's form, for a service whose
+// answer is the event's data: encoding it once serves both (see Contact.EncodedJSON).
+func (s *Service) emitStreamJSON(tx Tx, orgID, chatID, typ string, data any) ([]byte, error) {
 	raw, err := EncodeJSON(data)
 	if err != nil {
-		return fmt.Errorf("app: stream event data: %w", err)
+		return nil, fmt.Errorf("app: stream event data: %w", err)
 	}
-	return s.insertStream(tx, orgID, chatID, typ, bytes.TrimSpace(raw), data)
+	return raw, s.insertStream(tx, orgID, chatID, typ, bytes.TrimSpace(raw), data)
 }
 
 func (s *Service) insertStream(tx Tx, orgID, chatID, typ string, raw json.RawMessage, data any) error {

@@ -18,6 +18,12 @@ import (
 var internalErrorBody, _ = app.EncodeJSON(errorBodyOf(errInternalReply))
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	if e, ok := v.(preEncoded); ok {
+		if b := e.EncodedJSON(); b != nil {
+			writeEncoded(w, status, b)
+			return
+		}
+	}
 	b, err := app.EncodeJSON(v)
 	if err != nil {
 		// A value of ours that does not encode is a bug; say so rather than half a body.
@@ -25,6 +31,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	}
 	writeEncoded(w, status, b)
 }
+
+// preEncoded is an answer that may carry its JSON already (app.Contact.EncodedJSON).
+type preEncoded interface{ EncodedJSON() []byte }
 
 // writeEncoded sends a body already in the API's JSON form (app.EncodeJSON).
 func writeEncoded(w http.ResponseWriter, status int, b []byte) {

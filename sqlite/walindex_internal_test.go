@@ -17,12 +17,7 @@ import (
 func TestAuthVersionFollowsEveryCommit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := openInternal(t)
-	other, err := Open(db.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	db, other := twoHandles(t)
 	stamp := func() walStamp {
 		t.Helper()
 		s, ok := db.wal.stamp()
@@ -128,12 +123,7 @@ func TestWALIndexCutUnderItsMapping(t *testing.T) {
 func TestDataVersionFollowsEveryCommit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := openInternal(t)
-	other, err := Open(db.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	db, other := twoHandles(t)
 	version := func() int64 {
 		t.Helper()
 		v, ok := db.DataVersion()
@@ -181,4 +171,17 @@ func TestDataVersionFollowsEveryCommit(t *testing.T) {
 	if _, ok := db.DataVersion(); ok {
 		t.Error("a data version after Close")
 	}
+}
+
+// twoHandles opens a migrated database and a second handle on its file, as another process
+// would hold it.
+func twoHandles(t *testing.T) (db, other *DB) {
+	t.Helper()
+	db = openInternal(t)
+	other, err := Open(db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	return db, other
 }

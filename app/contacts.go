@@ -242,7 +242,7 @@ func (s *Service) GetContact(ctx context.Context, orgID, id string) (Contact, er
 
 // ContactStamp names GetContact's answer as the data stands now, before it is read: while
 // nothing has been committed since, the same stamp means the same answer, so one kept under
-// it may be served again (app/api/objects.go). ok is false when the store cannot tell.
+// it may be served again (app/api/kept.go). ok is false when the store cannot tell.
 func (s *Service) ContactStamp(orgID, id string) (Stamp, bool) {
 	v, ok := s.Store.DataVersion()
 	return Stamp{Key: "contact\x00" + orgID + "\x00" + id, Version: v}, ok

@@ -1,7 +1,10 @@
 package api_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -178,4 +181,46 @@ func TestKeptContactConcurrentReadersNeverGoBack(t *testing.T) {
 	}
 	close(done)
 	wg.Wait()
+}
+
+// TestKeptContactsPageGzipped: a page kept for a client that takes gzip is sent gzipped,
+// from what is kept too, and inflates to the very answer a client without gzip gets.
+func TestKeptContactsPageGzipped(t *testing.T) {
+	t.Parallel()
+	e := metricsEnv(t)
+	for i := range 4 { // over compressMin
+		ctNamed(e, fmt.Sprintf("Contact %d", i), map[string]any{"type": "email", "email": fmt.Sprintf("c%d@example.com", i)})
+	}
+	const path = "/orgs/c/contacts?take=20"
+	plain := e.Do("GET", path, e.AdminKey, nil).Expect(200)
+	if plain.Header.Get("Content-Encoding") != "" || len(plain.Body) < 1024 {
+		t.Fatalf("plain answer: %q, %d bytes", plain.Header.Get("Content-Encoding"), len(plain.Body))
+	}
+	gzipGET := func() string {
+		t.Helper()
+		req := e.Request("GET", path, e.AdminKey, nil)
+		req.Header.Set("Accept-Encoding", "gzip") // set by hand: the transport then leaves it compressed
+		res := e.Send(req).Expect(200)
+		if res.Header.Get("Content-Encoding") != "gzip" || res.Header.Get("pagination-count") != "4" {
+			t.Fatalf("Content-Encoding %q, pagination-count %q", res.Header.Get("Content-Encoding"), res.Header.Get("pagination-count"))
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(res.Body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	before := metricValue(scrape(t, e), "wsapi_http_kept_answers_total")
+	for range 2 {
+		if got := gzipGET(); got != string(plain.Body) {
+			t.Errorf("gzipped answer inflates to\n%s\nwant\n%s", got, plain.Body)
+		}
+	}
+	if after := metricValue(scrape(t, e), "wsapi_http_kept_answers_total"); after < before+2 {
+		t.Errorf("kept answers %v -> %v: the gzipped pages were not served from what is kept", before, after)
+	}
 }

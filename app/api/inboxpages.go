@@ -56,22 +56,28 @@ func (c *inboxPages) write(w http.ResponseWriter, r *http.Request, p app.Page, l
 		}
 		pg = encodedPage{json: b}
 	}
-	gz := c.compress && len(pg.json) >= compressMin && acceptsGzip(r.Header.Get("Accept-Encoding"))
-	if gz && pg.gz == nil {
-		pg.gz, held = gzipped(pg.json), false
-	}
-	if !held {
+	setListHeaders(w, p, l.Total, l.Next)
+	if grown := writeKeptPage(w, r, c.compress, &pg); !held || grown {
 		c.pages.Put(l.Stamp.Key, l.Stamp.Version, pg, len(l.Items)+1)
 	}
-	setListHeaders(w, p, l.Total, l.Next)
-	if gz {
-		// Already encoded: the compression middleware passes it through as it is.
-		w.Header().Set("Content-Encoding", "gzip")
-		w.Header().Add("Vary", "Accept-Encoding")
-		writeEncoded(w, http.StatusOK, pg.gz)
-		return
+}
+
+// writeKeptPage answers 200 with a page kept encoded: gzipped when compression is on, the page
+// is big enough and the client takes gzip, as is otherwise. The gzipped form is made once,
+// into pg; grown says it was made now, so the caller keeps pg again.
+func writeKeptPage(w http.ResponseWriter, r *http.Request, compress bool, pg *encodedPage) (grown bool) {
+	if !compress || len(pg.json) < compressMin || !acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		writeEncoded(w, http.StatusOK, pg.json)
+		return false
 	}
-	writeEncoded(w, http.StatusOK, pg.json)
+	if pg.gz == nil {
+		pg.gz, grown = gzipped(pg.json), true
+	}
+	// Already encoded: the compression middleware passes it through as it is.
+	w.Header().Set("Content-Encoding", "gzip")
+	w.Header().Add("Vary", "Accept-Encoding")
+	writeEncoded(w, http.StatusOK, pg.gz)
+	return grown
 }
 
 // gzipped is b compressed as the compression middleware does (compressLevel).

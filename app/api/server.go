@@ -75,7 +75,7 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 		access = log
 	}
 	s := &Server{svc: svc, cfg: cfg, log: log, access: access, db: db, document: servedDocument(cfg.PublicURL),
-		inboxPages: newInboxPages(cfg.InboxCacheChats, cfg.Ops.Compress), kept: newKeptAnswers(cfg.Ops.Metrics)}
+		inboxPages: newInboxPages(cfg.InboxCacheChats, cfg.Ops.Compress), kept: newKeptAnswers(cfg.Ops.Metrics, cfg.Ops.Compress)}
 	if cfg.RateLimitPerMinute > 0 { // 0 turns rate limiting off (http.rate_limit_per_minute)
 		s.limiter = newIPLimiter(cfg.RateLimitPerMinute, svc.Clock)
 	}

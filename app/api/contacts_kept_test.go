@@ -1,10 +1,7 @@
 package api_test
 
 import (
-	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -201,18 +198,10 @@ func TestKeptContactsPageGzipped(t *testing.T) {
 		req := e.Request("GET", path, e.AdminKey, nil)
 		req.Header.Set("Accept-Encoding", "gzip") // set by hand: the transport then leaves it compressed
 		res := e.Send(req).Expect(200)
-		if res.Header.Get("Content-Encoding") != "gzip" || res.Header.Get("pagination-count") != "4" {
-			t.Fatalf("Content-Encoding %q, pagination-count %q", res.Header.Get("Content-Encoding"), res.Header.Get("pagination-count"))
+		if res.Header.Get("pagination-count") != "4" {
+			t.Fatalf("pagination-count %q", res.Header.Get("pagination-count"))
 		}
-		zr, err := gzip.NewReader(bytes.NewReader(res.Body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(zr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
+		return string(res.Gunzipped())
 	}
 	before := metricValue(scrape(t, e), "wsapi_http_kept_answers_total")
 	for range 2 {

@@ -5,6 +5,7 @@ package apitest
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -198,6 +199,24 @@ func (r *Response) JSON(v any) {
 	if err := json.Unmarshal(r.Body, v); err != nil {
 		r.T.Fatalf("decode %s: %v", r.Body, err)
 	}
+}
+
+// Gunzipped is the body inflated, for a request that set Accept-Encoding itself (the
+// transport then leaves the body as sent); the test fails unless it was sent gzipped.
+func (r *Response) Gunzipped() []byte {
+	r.T.Helper()
+	if enc := r.Header.Get("Content-Encoding"); enc != "gzip" {
+		r.T.Fatalf("Content-Encoding %q, want gzip", enc)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(r.Body))
+	if err != nil {
+		r.T.Fatalf("gzip: %v", err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		r.T.Fatalf("gzip: %v", err)
+	}
+	return b
 }
 
 // Map decodes the body as a JSON object.

@@ -5,13 +5,13 @@ package claim
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"maps"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
+
+	"wsapi/app"
 )
 
 // Piece is one claimed piece of work: the organization it belongs to, the queue it came from
@@ -168,17 +168,14 @@ func (l *Loop) work(p Piece) {
 // runPiece runs p; a panic fails that piece alone (its slot goes on with the next), never the
 // process. The workers' pieces recover their own work first: this is the last guard.
 func (l *Loop) runPiece(p Piece) {
-	defer func() {
-		if v := recover(); v != nil {
-			log := l.Log
-			if log == nil {
-				log = slog.Default()
-			}
-			log.Error("a piece of background work panicked", "org", p.Org, "queue", p.Queue,
-				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	err := app.Safely(func() error { p.Run(); return nil })
+	if err != nil {
+		log := l.Log
+		if log == nil {
+			log = slog.Default()
 		}
-	}()
-	p.Run()
+		app.LogFailure(log, "a piece of background work panicked", err, "org", p.Org, "queue", p.Queue)
+	}
 }
 
 // next counts p out and answers the queued piece to run in its slot, if any (none once the

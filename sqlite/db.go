@@ -46,11 +46,12 @@ type DB struct {
 	writes writeQueue
 	// ckpt copies the WAL back into the file after commits (checkpoint.go).
 	ckpt *checkpointer
-	// wal tells whether anything was committed since a stamp (walindex.go); authSeen is
-	// the authentication version last read, under its stamp; commits numbers the stamps.
+	// wal tells whether anything was committed since a stamp (walindex.go); commits numbers
+	// the stamps (DataVersion); authSeen is the authentication version last read, under the
+	// data version it was read at.
 	wal      *walIndex
-	authSeen sinceStamp
 	commits  commitCount
+	authSeen sinceCommit
 }
 
 // SetSealer sets what seals secrets at rest; it must be set before secrets are stored.

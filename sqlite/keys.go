@@ -86,7 +86,7 @@ func (t *Tx) AuthVersion() (int64, error) {
 // (by this process or another: the WAL index's stamp is unchanged) it answers that read
 // without asking SQLite; that read was a tenth of a simple GET's CPU.
 func (db *DB) AuthVersion(ctx context.Context) (int64, error) {
-	before, stamped := db.wal.stamp()
+	before, stamped := db.DataVersion()
 	if stamped {
 		if v, ok := db.authSeen.get(before); ok {
 			return v, nil
@@ -99,7 +99,7 @@ func (db *DB) AuthVersion(ctx context.Context) (int64, error) {
 		return 0, mapErr(err)
 	}
 	// Kept only if nothing was committed during the read, so v is the version under before.
-	if after, ok := db.wal.stamp(); stamped && ok && after == before {
+	if after, ok := db.DataVersion(); stamped && ok && after == before {
 		db.authSeen.put(before, v)
 	}
 	return v, nil

@@ -52,25 +52,25 @@ func (w *walIndex) stamp() (s walStamp, ok bool) {
 	return s, s[3] != 0 && s == second
 }
 
-// sinceStamp keeps one value read from the database and the stamp it was read under: the
-// value still holds while the stamp has not changed.
-type sinceStamp struct {
-	mu    sync.Mutex
-	stamp walStamp
-	value int64
-	set   bool
+// sinceCommit keeps one value read from the database and the data version (DB.DataVersion)
+// it was read under: the value still holds while that version has not moved.
+type sinceCommit struct {
+	mu      sync.Mutex
+	version int64
+	value   int64
+	set     bool
 }
 
-func (c *sinceStamp) get(s walStamp) (int64, bool) {
+func (c *sinceCommit) get(version int64) (int64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.value, c.set && c.stamp == s
+	return c.value, c.set && c.version == version
 }
 
-func (c *sinceStamp) put(s walStamp, v int64) {
+func (c *sinceCommit) put(version, v int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.stamp, c.value, c.set = s, v, true
+	c.version, c.value, c.set = version, v, true
 }
 
 // commitCount numbers the stamps read, one more each time a stamp differs from the one read

@@ -43,15 +43,14 @@ func TestLoopRespectsSlotsAndDrains(t *testing.T) {
 		return work
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { l.Run(ctx, claimFn); close(done) }()
+	wait := runLoop(ctx, l, claimFn)
 	l.Nudge()
 	deadline := time.Now().Add(5 * time.Second)
 	for finished.Load() < total && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
 	cancel()
-	<-done
+	wait()
 	if finished.Load() != total || peak.Load() > slots || peak.Load() < 2 {
 		t.Fatalf("finished %d of %d, peak %d (slots %d)", finished.Load(), total, peak.Load(), slots)
 	}
@@ -67,17 +66,13 @@ func TestLoopMarksIdleTicks(t *testing.T) {
 		l := &claim.Loop{Slots: 2, Tick: tick}
 		got := make(chan claim.Round, n)
 		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			l.Run(ctx, func(_ context.Context, r claim.Round) []claim.Piece {
-				select {
-				case got <- r:
-				default:
-				}
-				return nil
-			})
-			close(done)
-		}()
+		wait := runLoop(ctx, l, func(_ context.Context, r claim.Round) []claim.Piece {
+			select {
+			case got <- r:
+			default:
+			}
+			return nil
+		})
 		if nudge {
 			l.Nudge()
 		}
@@ -91,7 +86,7 @@ func TestLoopMarksIdleTicks(t *testing.T) {
 			}
 		}
 		cancel()
-		<-done
+		wait()
 		return out
 	}
 	if r := rounds(time.Hour, true, 1)[0]; r.Idle || r.Free != 2 {
@@ -130,8 +125,7 @@ func TestLoopClaimsAhead(t *testing.T) {
 		return work
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { l.Run(ctx, claimFn); close(done) }()
+	wait := runLoop(ctx, l, claimFn)
 	l.Nudge()
 	if r := <-rounds; r.Free != 8 {
 		t.Fatalf("first round %+v, want room for 8 (4 slots and 4 ahead: Ahead is at most Slots)", r)
@@ -160,7 +154,7 @@ func TestLoopClaimsAhead(t *testing.T) {
 	close(gate)
 	waitFor(t, "every piece finished", func() bool { return finished.Load() == 8 })
 	cancel()
-	<-done
+	wait()
 }
 
 // A stopped loop releases its queued pieces instead of running them; the running ones end.
@@ -179,20 +173,16 @@ func TestLoopReleasesQueuedPiecesOnStop(t *testing.T) {
 			},
 			Release: func() { released.Add(1) }}
 	}
-	done := make(chan struct{})
-	go func() {
-		l.Run(ctx, func(context.Context, claim.Round) []claim.Piece {
-			if claimed.Swap(true) {
-				return nil
-			}
-			return []claim.Piece{piece(true), piece(false)}
-		})
-		close(done)
-	}()
+	wait := runLoop(ctx, l, func(context.Context, claim.Round) []claim.Piece {
+		if claimed.Swap(true) {
+			return nil
+		}
+		return []claim.Piece{piece(true), piece(false)}
+	})
 	l.Nudge()
 	waitFor(t, "the first piece running", func() bool { return ran.Load() == 1 })
 	cancel()
-	<-done
+	wait()
 	if r, rel := ran.Load(), released.Load(); r != 1 || rel != 1 {
 		t.Fatalf("%d pieces ran and %d were released, want the running one run and the queued one released", r, rel)
 	}
@@ -222,17 +212,13 @@ func TestLoopStartsTheFairestQueuedPiece(t *testing.T) {
 	}
 	var claimed atomic.Bool
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		l.Run(ctx, func(context.Context, claim.Round) []claim.Piece {
-			if claimed.Swap(true) {
-				return nil
-			}
-			// a1 and b1 take the slots; queued, oldest first: a2, then b2.
-			return []claim.Piece{piece("a1", gateA), piece("b1", gateB), piece("a2", nil), piece("b2", nil)}
-		})
-		close(done)
-	}()
+	wait := runLoop(ctx, l, func(context.Context, claim.Round) []claim.Piece {
+		if claimed.Swap(true) {
+			return nil
+		}
+		// a1 and b1 take the slots; queued, oldest first: a2, then b2.
+		return []claim.Piece{piece("a1", gateA), piece("b1", gateB), piece("a2", nil), piece("b2", nil)}
+	})
 	l.Nudge()
 	waitFor(t, "a1 and b1 running", func() bool { return len(started()) == 2 })
 	close(gateB) // b1 ends: organization a has a piece running, b none
@@ -242,7 +228,7 @@ func TestLoopStartsTheFairestQueuedPiece(t *testing.T) {
 	}
 	close(gateA)
 	cancel()
-	<-done
+	wait()
 }
 
 // While every slot is busy and at least half of Ahead is queued, a nudge does not claim;
@@ -252,20 +238,16 @@ func TestLoopWaitsForRoomBeforeClaimingAhead(t *testing.T) {
 	gate := make(chan struct{})
 	var claims, started atomic.Int32
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		l.Run(ctx, func(_ context.Context, r claim.Round) []claim.Piece {
-			if claims.Add(1) > 1 {
-				return nil
-			}
-			work := make([]claim.Piece, r.Free)
-			for i := range work {
-				work[i] = claim.Piece{Org: "o", Queue: "q", Run: func() { started.Add(1); <-gate }}
-			}
-			return work
-		})
-		close(done)
-	}()
+	wait := runLoop(ctx, l, func(_ context.Context, r claim.Round) []claim.Piece {
+		if claims.Add(1) > 1 {
+			return nil
+		}
+		work := make([]claim.Piece, r.Free)
+		for i := range work {
+			work[i] = claim.Piece{Org: "o", Queue: "q", Run: func() { started.Add(1); <-gate }}
+		}
+		return work
+	})
 	l.Nudge()
 	waitFor(t, "two pieces running", func() bool { return started.Load() == 2 })
 	l.Nudge()
@@ -279,7 +261,7 @@ func TestLoopWaitsForRoomBeforeClaimingAhead(t *testing.T) {
 	waitFor(t, "a claim for the room", func() bool { return claims.Load() == 2 })
 	close(gate)
 	cancel()
-	<-done
+	wait()
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -309,8 +291,7 @@ func TestLoopSurvivesAPanickingPiece(t *testing.T) {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { l.Run(ctx, claimFn); close(done) }()
+	wait := runLoop(ctx, l, claimFn)
 	l.Nudge()
 	deadline := time.Now().Add(5 * time.Second)
 	for ran.Load() < 2 && time.Now().Before(deadline) {
@@ -318,8 +299,16 @@ func TestLoopSurvivesAPanickingPiece(t *testing.T) {
 		l.Nudge()
 	}
 	cancel()
-	<-done
+	wait()
 	if ran.Load() != 2 {
 		t.Fatalf("%d pieces ran after the one that panicked, want 2", ran.Load())
 	}
+}
+
+// runLoop runs l with claimFn on a goroutine of its own until ctx ends; wait waits for Run to
+// return.
+func runLoop(ctx context.Context, l *claim.Loop, claimFn func(context.Context, claim.Round) []claim.Piece) (wait func()) {
+	done := make(chan struct{})
+	go func() { l.Run(ctx, claimFn); close(done) }()
+	return func() { <-done }
 }

@@ -124,9 +124,11 @@ func (db *DB) runBatch(batch []*writeCall) {
 		db.writeBatch(len(batch))
 	}
 	results := make([]writeResult, len(batch))
+	before, stamped := db.wal.read()
 	err := db.inBatch(batch, results)
 	var work Work
 	var streamed []app.StreamEvent // in seq order: the writes ran one after the other
+	clean := err == nil
 	for i := range results {
 		r := &results[i]
 		if err != nil && r.err == nil && r.panicked == nil {
@@ -135,8 +137,11 @@ func (db *DB) runBatch(batch []*writeCall) {
 		if r.err == nil && r.panicked == nil {
 			work |= r.work
 			streamed = append(streamed, r.streamed...)
+		} else {
+			clean = false
 		}
 	}
+	db.checkCommit(before, stamped, clean)
 	if work != 0 && db.onQueued != nil {
 		db.onQueued(work)
 	}

@@ -52,6 +52,8 @@ type DB struct {
 	wal      *walIndex
 	commits  commitCount
 	authSeen sinceCommit
+	// check is what the writer keeps to check that its commits move the stamp (checkCommit).
+	check commitCheck
 }
 
 // SetSealer sets what seals secrets at rest; it must be set before secrets are stored.

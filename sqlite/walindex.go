@@ -1,8 +1,11 @@
 package sqlite
 
 import (
+	"context"
+	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 )
 
 // walStamp is the header SQLite keeps at the start of the WAL index (the -shm file beside
@@ -21,11 +24,28 @@ const walHeaderWords = 12
 type walIndex struct {
 	mu  sync.RWMutex // held while reading mem, so close never unmaps under a reader
 	mem []byte
+	// shm is the file mapped and file its identity when it was mapped (walindex_unix.go):
+	// a file of the same name but another identity is a new index, to be mapped again.
+	shm  string
+	file fileID
+	// frozen: a commit of this process left the stamp as it was, so the mapping no longer
+	// follows the database (checkCommit); callers then ask SQLite instead.
+	frozen atomic.Bool
+	warned sync.Once
 }
 
-// stamp is the current header, if it could be read whole: SQLite writes the second copy,
-// then the first, so equal copies read first then second are one header, not a torn one.
+// stamp is the current header, if it could be read whole and the mapping still follows
+// the database (see frozen).
 func (w *walIndex) stamp() (s walStamp, ok bool) {
+	if w == nil || w.frozen.Load() {
+		return s, false
+	}
+	return w.read()
+}
+
+// read is the header in the mapping, frozen or not: SQLite writes the second copy, then the
+// first, so equal copies read first then second are one header, not a torn one.
+func (w *walIndex) read() (s walStamp, ok bool) {
 	if w == nil {
 		return s, false
 	}
@@ -90,6 +110,71 @@ func (c *commitCount) of(s walStamp) int64 {
 		c.n++
 	}
 	return c.n
+}
+
+// skip counts one more without a stamp: after the mapping was stale or replaced, no number
+// handed out before may stand for what is committed now.
+func (c *commitCount) skip() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last = walStamp{}
+	c.n++
+}
+
+// A stale mapping. The stamp is trusted because every commit rewrites the header; a mapping
+// that no longer sees those writes would answer one stamp for ever, and every cache kept by
+// it (the authentication version, the kept contact answers) would never learn of a change
+// again: a revoked key would keep working until a restart. That happens when the -shm file
+// is deleted and made anew under the process, or when a connection switches to exclusive
+// locking (its WAL index then lives in its own memory). So the writer checks its own commits:
+// a batch that changed rows must move the stamp.
+
+// commitCheck is what the writer keeps between batches to check its commits (checkCommit).
+type commitCheck struct {
+	changes int64 // the writer connection's total_changes() after the last batch
+	known   bool
+}
+
+// checkCommit runs on the writer after each batch, with the stamp read before it began and
+// whether every write of it was committed as written (a write undone to its savepoint still
+// counts its rows in total_changes). The stamp moved: the mapping is live. It did not, yet
+// the batch changed rows: the mapping is stale. Then the index is mapped again if its file is
+// a new one; if not, DataVersion answers "not known" from now on (callers ask SQLite) and
+// the change is logged once. One statement per batch: SELECT total_changes(), about 2 us
+// beside a commit's 35 us (docs/decisions/wal-index-stamp.md).
+func (db *DB) checkCommit(before walStamp, stamped, clean bool) {
+	w := db.wal
+	if w == nil {
+		return
+	}
+	var n int64
+	if err := db.writer.QueryRowContext(context.Background(), `SELECT total_changes()`).Scan(&n); err != nil {
+		db.check.known = false
+		return
+	}
+	wrote := db.check.known && n != db.check.changes
+	db.check.changes, db.check.known = n, true
+	if !wrote || !clean {
+		return
+	}
+	after, ok := w.read()
+	if ok && stamped && after != before {
+		if w.frozen.CompareAndSwap(true, false) { // live again (its file came back, say)
+			db.commits.skip()
+		}
+		return
+	}
+	if w.remap() {
+		db.commits.skip()
+		slog.Warn("sqlite: the WAL index file was replaced; mapped it again", "file", w.shm)
+		return
+	}
+	if !w.frozen.Swap(true) {
+		db.commits.skip()
+		w.warned.Do(func() {
+			slog.Warn("sqlite: a commit did not change the mapped WAL index; checking for changes by query from now on", "file", w.shm)
+		})
+	}
 }
 
 // DataVersion is a number that changes whenever anything is committed to the database, by

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"wsapi/app"
@@ -52,8 +53,10 @@ type DB struct {
 	wal      *walIndex
 	commits  commitCount
 	authSeen sinceCommit
-	// check is what the writer keeps to check that its commits move the stamp (checkCommit).
-	check commitCheck
+	// check is what the writer keeps to check that its commits move the stamp (checkCommit);
+	// writerConnects counts the writer's connections.
+	check          commitCheck
+	writerConnects *atomic.Int64
 }
 
 // SetSealer sets what seals secrets at rest; it must be set before secrets are stored.
@@ -117,7 +120,8 @@ func open(path string, busy time.Duration) (*DB, error) {
 	if err := privateFile(path); err != nil {
 		return nil, err
 	}
-	w, err := openPool(path, true, busy)
+	connects := new(atomic.Int64)
+	w, err := openPool(path, true, busy, connects)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +132,7 @@ func open(path string, busy time.Duration) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	r, err := openPool(path, false, busy)
+	r, err := openPool(path, false, busy, nil)
 	if err != nil {
 		w.Close()
 		return nil, err
@@ -142,16 +146,16 @@ func open(path string, busy time.Duration) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
-	return &DB{writer: w, reader: r, path: path, ckpt: ckpt, wal: openWALIndex(w, path)}, nil
+	return &DB{writer: w, reader: r, path: path, ckpt: ckpt, wal: openWALIndex(w, path), writerConnects: connects}, nil
 }
 
 // openPool opens a pool whose connections keep their prepared statements.
-func openPool(path string, writer bool, busy time.Duration) (*sql.DB, error) {
+func openPool(path string, writer bool, busy time.Duration, connects *atomic.Int64) (*sql.DB, error) {
 	begin := "BEGIN"
 	if writer {
 		begin = "BEGIN IMMEDIATE" // a write transaction never upgrades mid-way
 	}
-	c, err := newCachingConnector(dsn(path, writer, busy), begin)
+	c, err := newCachingConnector(dsn(path, writer, busy), begin, connects)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}

@@ -299,3 +299,68 @@ func TestReplacedWALIndexIsMappedAgain(t *testing.T) {
 		t.Fatalf("another handle's commit left the data version at %d (%v)", v2, ok)
 	}
 }
+
+// TestWALIndexFileMadeAnewIsMappedAgain: when every connection of the process has closed
+// (SQLite's last close deletes the -shm file; a restore or a clean-up script would too), the
+// next connection makes a new index file and the old mapping reads one nothing writes any
+// more. The first commit
+// notices, maps the new file, and the stamp follows commits again.
+func TestWALIndexFileMadeAnewIsMappedAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openInternal(t)
+	writeRows(t, db)
+	v0, ok := db.DataVersion()
+	if !ok {
+		t.Fatal("no data version")
+	}
+	idle := func(n int) {
+		db.writer.SetMaxIdleConns(n)
+		db.reader.SetMaxIdleConns(n)
+		db.ckpt.conn.SetMaxIdleConns(n)
+	}
+	idle(0) // every connection to the file closes: SQLite's last close deletes the -shm itself
+	if err := os.Remove(db.Path() + "-shm"); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	idle(2)
+	writeRows(t, db) // a new writer connection, which makes a new -shm
+	if _, err := os.Stat(db.Path() + "-shm"); err != nil {
+		t.Fatalf("no new index file: %v", err)
+	}
+	v1, ok := db.DataVersion()
+	if !ok || v1 == v0 {
+		t.Fatalf("after the index file was made anew the data version is %d (%v), was %d", v1, ok, v0)
+	}
+	other, err := Open(db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.writer.ExecContext(ctx, `UPDATE auth_version SET version = version + 1 WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if v2, ok := db.DataVersion(); !ok || v2 == v1 {
+		t.Fatalf("another handle's commit left the data version at %d (%v)", v2, ok)
+	}
+}
+
+// TestWritesThatChangeNothingKeepTheStamp: on a live mapping, writes that change no row
+// (the first on a connection that migrated, later ones, one undone) never stop the stamp's use.
+func TestWritesThatChangeNothingKeepTheStamp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openInternal(t) // its writer ran the migrations, which changed rows
+	for range 3 {
+		if err := db.Write(ctx, func(app.Tx) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeRows(t, db)
+	if err := db.Write(ctx, func(app.Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := db.DataVersion(); !ok {
+		t.Fatal("writes on a live mapping stopped the stamp's use")
+	}
+}

@@ -21,6 +21,7 @@ import (
 // times out has done what the guide says. Then the conversation the guide built is checked
 // through the API: the guide cannot rot without this test failing.
 func TestQuickstartRunsAsWritten(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"bash", "curl", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			// Not a skip: a guide nobody runs rots. -short lets a machine without them pass.

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"wsapi/app"
@@ -53,10 +52,6 @@ type DB struct {
 	wal      *walIndex
 	commits  commitCount
 	authSeen sinceCommit
-	// check is what the writer keeps to check that its commits move the stamp (checkCommit);
-	// writerConnects counts the writer's connections.
-	check          commitCheck
-	writerConnects *atomic.Int64
 }
 
 // SetSealer sets what seals secrets at rest; it must be set before secrets are stored.
@@ -120,8 +115,7 @@ func open(path string, busy time.Duration) (*DB, error) {
 	if err := privateFile(path); err != nil {
 		return nil, err
 	}
-	connects := new(atomic.Int64)
-	w, err := openPool(path, true, busy, connects)
+	w, err := openPool(path, true, busy)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +126,7 @@ func open(path string, busy time.Duration) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	r, err := openPool(path, false, busy, nil)
+	r, err := openPool(path, false, busy)
 	if err != nil {
 		w.Close()
 		return nil, err
@@ -146,16 +140,16 @@ func open(path string, busy time.Duration) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
-	return &DB{writer: w, reader: r, path: path, ckpt: ckpt, wal: openWALIndex(w, path), writerConnects: connects}, nil
+	return &DB{writer: w, reader: r, path: path, ckpt: ckpt, wal: openWALIndex(w, path)}, nil
 }
 
 // openPool opens a pool whose connections keep their prepared statements.
-func openPool(path string, writer bool, busy time.Duration, connects *atomic.Int64) (*sql.DB, error) {
+func openPool(path string, writer bool, busy time.Duration) (*sql.DB, error) {
 	begin := "BEGIN"
 	if writer {
 		begin = "BEGIN IMMEDIATE" // a write transaction never upgrades mid-way
 	}
-	c, err := newCachingConnector(dsn(path, writer, busy), begin, connects)
+	c, err := newCachingConnector(dsn(path, writer, busy), begin)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
@@ -196,6 +190,8 @@ type Tx struct {
 	messageEvents map[string]int
 	// readOnly: a snapshot of committed data, whose chats may be cached.
 	readOnly bool
+	// changed: a statement run through exec changed rows (the commit check, checkCommit).
+	changed bool
 }
 
 var _ app.Tx = (*Tx)(nil)
@@ -284,6 +280,12 @@ func txErr(step string, err error) error {
 
 func (t *Tx) exec(query string, args ...any) (sql.Result, error) {
 	res, err := t.tx.ExecContext(t.stmtCtx(), query, args...)
+	if err == nil && !t.changed {
+		// The driver reads the rows an INSERT, UPDATE or DELETE changed with every statement
+		// (sqlite3_changes): no call to SQLite here.
+		n, _ := res.RowsAffected()
+		t.changed = n > 0
+	}
 	return res, mapErr(err)
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
-	"sync/atomic"
 
 	"modernc.org/sqlite"
 )
@@ -22,17 +21,14 @@ const stmtCacheSize = 512
 type cachingConnector struct {
 	inner driver.Connector
 	begin string // the statement that begins a transaction: BEGIN, or BEGIN IMMEDIATE (writer)
-	// connects counts the connections made (nil: not counted): a new connection starts its
-	// total_changes() at 0 (the writer's commit check, walindex.go).
-	connects *atomic.Int64
 }
 
-func newCachingConnector(dsn, begin string, connects *atomic.Int64) (driver.Connector, error) {
+func newCachingConnector(dsn, begin string) (driver.Connector, error) {
 	c, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, err
 	}
-	return cachingConnector{inner: c, begin: begin, connects: connects}, nil
+	return cachingConnector{inner: c, begin: begin}, nil
 }
 
 func (c cachingConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -44,9 +40,6 @@ func (c cachingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if !ok {
 		conn.Close()
 		return nil, errors.New("sqlite: the driver's connection lacks an interface the store needs")
-	}
-	if c.connects != nil {
-		c.connects.Add(1)
 	}
 	return &cachingConn{sqliteConn: inner, stmts: map[string]*cachedStmt{}, begin: c.begin}, nil
 }

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"context"
 	"log/slog"
 	"runtime/debug"
 	"sync"
@@ -129,28 +128,20 @@ func (c *commitCount) skip() {
 // locking (its WAL index then lives in its own memory). So the writer checks its own commits:
 // a batch that changed rows must move the stamp.
 
-// commitCheck is what the writer keeps between batches to check its commits (checkCommit).
-type commitCheck struct {
-	changes int64 // the writer connection's total_changes() after the last batch
-	conn    int64 // which of the writer's connections (DB.writerConnects) that was
-	known   bool
-}
-
 // checkCommit runs on the writer after each batch, with the stamp read before it began and
-// whether every write of it was committed as written. The stamp moved: the mapping is live.
-// It did not: if the file under the index's name is another one than the one mapped, it is
-// mapped again (that alone proves the mapping dead); else, if the batch changed rows (the
-// writer's total_changes() moved, and no write was undone, whose rows would count without
-// reaching the WAL), the mapping is stale: DataVersion answers "not known" from now on
-// (callers ask SQLite) and the change is logged once. One statement per batch, SELECT
-// total_changes(), about 2 us beside a one-row commit's 34 us; a stat only when the stamp
-// did not move (docs/decisions/wal-index-stamp.md).
-func (db *DB) checkCommit(before walStamp, stamped, clean bool) {
+// whether the batch changed rows (a statement of a committed write reported rows changed,
+// and no write of the batch was undone: rows undone to a savepoint are reported too). The
+// stamp moved: the mapping is live. It did not: if the file under the index's name is
+// another one than the one mapped, it is mapped again (that alone proves the mapping dead);
+// else, if the batch changed rows, the mapping is stale: DataVersion answers "not known"
+// from now on (callers ask SQLite) and the change is logged once. No statement: the rows a
+// statement changed come with its result; a stat only when the stamp did not move
+// (docs/decisions/wal-index-stamp.md).
+func (db *DB) checkCommit(before walStamp, stamped, wrote bool) {
 	w := db.wal
 	if w == nil {
 		return
 	}
-	wrote := db.countChanges()
 	after, ok := w.read()
 	if ok && stamped && after != before {
 		if w.frozen.CompareAndSwap(true, false) { // live again (its file came back, say)
@@ -163,26 +154,15 @@ func (db *DB) checkCommit(before walStamp, stamped, clean bool) {
 		slog.Warn("sqlite: the WAL index file was replaced; mapped it again", "file", w.shm)
 		return
 	}
-	if wrote && clean && !w.frozen.Swap(true) {
+	if !ok || !stamped { // no whole header, before or after: nothing to compare
+		return
+	}
+	if wrote && !w.frozen.Swap(true) {
 		db.commits.skip()
 		w.warned.Do(func() {
 			slog.Warn("sqlite: a commit did not change the mapped WAL index; checking for changes by query from now on", "file", w.shm)
 		})
 	}
-}
-
-// countChanges tells whether the writer's connection changed rows since the last batch. On
-// a connection other than the last batch's (the pool replaced one) it cannot tell: false.
-func (db *DB) countChanges() bool {
-	var n int64
-	if err := db.writer.QueryRowContext(context.Background(), `SELECT total_changes()`).Scan(&n); err != nil {
-		db.check.known = false
-		return false
-	}
-	conn := db.writerConnects.Load()
-	wrote := db.check.known && db.check.conn == conn && n != db.check.changes
-	db.check = commitCheck{changes: n, conn: conn, known: true}
-	return wrote
 }
 
 // DataVersion is a number that changes whenever anything is committed to the database, by

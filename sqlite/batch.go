@@ -130,8 +130,9 @@ func (db *DB) runBatch(batch []*writeCall) {
 	err := db.inBatch(batch, results)
 	var work Work
 	var streamed []app.StreamEvent // in seq order: the writes ran one after the other
-	// wrote: the commit changed rows. A write undone to its savepoint may have reported rows
-	// the commit does not hold, so a batch with a failure proves nothing.
+	// changed: the committed writes reported rows changed, so the commit must move the WAL
+	// index's stamp (checkCommit). Unless clean, it proves nothing: a write undone to its
+	// savepoint may have reported rows the commit does not hold.
 	clean, changed := err == nil, false
 	for i := range results {
 		r := &results[i]

@@ -317,9 +317,9 @@ func TestWALIndexFileMadeAnewIsMappedAgain(t *testing.T) {
 	idle := func(n int) {
 		db.writer.SetMaxIdleConns(n)
 		db.reader.SetMaxIdleConns(n)
-		db.ckpt.conn.SetMaxIdleConns(n)
 	}
-	idle(0) // every connection to the file closes: SQLite's last close deletes the -shm itself
+	db.ckpt.close() // its connection too (it may be copying the WAL right now)
+	idle(0)         // every connection to the file closes: SQLite's last close deletes the -shm itself
 	if err := os.Remove(db.Path() + "-shm"); err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}

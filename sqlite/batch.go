@@ -52,6 +52,8 @@ type writeResult struct {
 	// hooks run after the commit).
 	work     Work
 	streamed []app.StreamEvent
+	// changed: a statement of the write changed rows (the commit check, walindex.go).
+	changed bool
 }
 
 // errBatch marks the writes of a batch that a failure of the transaction itself undid.
@@ -124,9 +126,14 @@ func (db *DB) runBatch(batch []*writeCall) {
 		db.writeBatch(len(batch))
 	}
 	results := make([]writeResult, len(batch))
+	before, stamped := db.wal.read()
 	err := db.inBatch(batch, results)
 	var work Work
 	var streamed []app.StreamEvent // in seq order: the writes ran one after the other
+	// changed: the committed writes reported rows changed, so the commit must move the WAL
+	// index's stamp (checkCommit). Unless clean, it proves nothing: a write undone to its
+	// savepoint may have reported rows the commit does not hold.
+	clean, changed := err == nil, false
 	for i := range results {
 		r := &results[i]
 		if err != nil && r.err == nil && r.panicked == nil {
@@ -135,8 +142,12 @@ func (db *DB) runBatch(batch []*writeCall) {
 		if r.err == nil && r.panicked == nil {
 			work |= r.work
 			streamed = append(streamed, r.streamed...)
+			changed = changed || r.changed
+		} else {
+			clean = false
 		}
 	}
+	db.checkCommit(before, stamped, clean && changed)
 	if work != 0 && db.onQueued != nil {
 		db.onQueued(work)
 	}
@@ -198,7 +209,7 @@ func (db *DB) inBatch(batch []*writeCall, results []writeResult) error {
 func (db *DB) runFirst(tx *sql.Tx, c *writeCall, r *writeResult) bool {
 	t := &Tx{tx: tx, ctx: context.WithoutCancel(c.ctx), db: db}
 	r.panicked, r.err = callWrite(c.fn, t)
-	r.work, r.streamed = t.queued, t.streamed
+	r.work, r.streamed, r.changed = t.queued, t.streamed, t.changed
 	return r.err == nil && r.panicked == nil
 }
 
@@ -211,7 +222,7 @@ func (db *DB) runWrite(tx *sql.Tx, c *writeCall, r *writeResult) error {
 	}
 	t := &Tx{tx: tx, ctx: context.WithoutCancel(c.ctx), db: db}
 	r.panicked, r.err = callWrite(c.fn, t)
-	r.work, r.streamed = t.queued, t.streamed
+	r.work, r.streamed, r.changed = t.queued, t.streamed, t.changed
 	if r.err != nil || r.panicked != nil {
 		if _, err := tx.ExecContext(bg, "ROLLBACK TO write"); err != nil {
 			return err

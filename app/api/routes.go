@@ -14,15 +14,40 @@ type route struct {
 	path   string
 	perm   app.Permission
 	public bool // no credential
+	// body: the handler reads a request body (up to http.max_body_bytes). POST, PATCH and
+	// PUT routes do unless marked bodiless; a bodiless route's body is never read, not even
+	// to hash an Idempotency-Key (idempotency.go).
+	body bool
+	// secret, on a route whose answer shows a secret once (a key's token, a webhook's signing
+	// secret), tells whether a stored answer's secret is still the current one: an
+	// Idempotency-Key replay is refused once it is not (idempotency.go).
+	secret secretCheck
 	handle func(*Request) error
 }
 
 func r(method, path string, perm app.Permission, h func(*Request) error) *route {
-	return &route{method: method, path: path, perm: perm, handle: h}
+	return &route{method: method, path: path, perm: perm, body: takesBody(method), handle: h}
 }
 
 func public(method, path string, h func(*Request) error) *route {
-	return &route{method: method, path: path, public: true, handle: h}
+	return &route{method: method, path: path, public: true, body: takesBody(method), handle: h}
+}
+
+// bodiless marks a POST that takes no body (an action on the object of its path).
+func bodiless(rt *route) *route {
+	rt.body = false
+	return rt
+}
+
+// showsSecret marks a route whose answer holds a secret shown once; current tells whether
+// the secret of a stored answer still is the object's.
+func showsSecret(rt *route, current secretCheck) *route {
+	rt.secret = current
+	return rt
+}
+
+func takesBody(method string) bool {
+	return method == http.MethodPost || method == http.MethodPatch || method == http.MethodPut
 }
 
 const (
@@ -64,20 +89,20 @@ func (s *Server) routes() []*route {
 		r(del, "/orgs/{org}/roles/{id}", wr("members"), deleted(s.svc.DeleteRole)),
 
 		r(get, "/orgs/{org}/keys", rd("keys"), listed(s.svc.ListKeys)),
-		r(post, "/orgs/{org}/keys", wr("keys"), createdBy(s.svc.CreateKey)),
-		r(post, "/orgs/{org}/keys/{id}/rotate", wr("keys"), s.rotateKey),
+		showsSecret(r(post, "/orgs/{org}/keys", wr("keys"), createdBy(s.svc.CreateKey)), s.keyTokenCurrent),
+		showsSecret(bodiless(r(post, "/orgs/{org}/keys/{id}/rotate", wr("keys"), s.rotateKey)), s.keyTokenCurrent),
 		r(del, "/orgs/{org}/keys/{id}", wr("keys"), s.deleteKey),
 
 		r(get, "/orgs/{org}/webhooks", rd("webhooks"), listed(s.svc.ListWebhooks)),
-		r(post, "/orgs/{org}/webhooks", wr("webhooks"), created(s.svc.CreateWebhook)),
+		showsSecret(r(post, "/orgs/{org}/webhooks", wr("webhooks"), created(s.svc.CreateWebhook)), s.webhookSecretCurrent),
 		r(get, "/orgs/{org}/webhooks/events", rd("webhooks"), s.listEventTypes),
 		r(get, "/orgs/{org}/webhooks/{id}", rd("webhooks"), byID(s.svc.GetWebhook)),
 		r(patch, "/orgs/{org}/webhooks/{id}", wr("webhooks"), updated(s.svc.UpdateWebhook)),
 		r(del, "/orgs/{org}/webhooks/{id}", wr("webhooks"), deleted(s.svc.DeleteWebhook)),
-		r(post, "/orgs/{org}/webhooks/{id}/test", wr("webhooks"), byID(s.svc.TestWebhook)),
-		r(post, "/orgs/{org}/webhooks/{id}/rotate", wr("webhooks"), byID(s.svc.RotateWebhookSecret)),
+		bodiless(r(post, "/orgs/{org}/webhooks/{id}/test", wr("webhooks"), byID(s.svc.TestWebhook))),
+		showsSecret(bodiless(r(post, "/orgs/{org}/webhooks/{id}/rotate", wr("webhooks"), byID(s.svc.RotateWebhookSecret))), s.webhookSecretCurrent),
 		r(get, "/orgs/{org}/webhooks/{id}/deliveries", rd("webhooks"), s.listDeliveries),
-		r(post, "/orgs/{org}/webhooks/{id}/deliveries/{delivery_id}/replay", wr("webhooks"), s.replayDelivery),
+		bodiless(r(post, "/orgs/{org}/webhooks/{id}/deliveries/{delivery_id}/replay", wr("webhooks"), s.replayDelivery)),
 
 		r(get, "/orgs/{org}/contacts", rd("contacts"), s.listContacts),
 		r(post, "/orgs/{org}/contacts", wr("contacts"), created(s.svc.CreateContact)),
@@ -113,7 +138,7 @@ func (s *Server) routes() []*route {
 		r(post, "/orgs/{org}/assistants/{id}/knowledge/contents", wr("knowledge"), s.createKnowledge),
 		r(get, "/orgs/{org}/assistants/{id}/knowledge/contents/{content_id}", rd("knowledge"), s.getKnowledge),
 		r(del, "/orgs/{org}/assistants/{id}/knowledge/contents/{content_id}", wr("knowledge"), s.deleteKnowledge),
-		r(post, "/orgs/{org}/assistants/{id}/knowledge/contents/{content_id}/retry", wr("knowledge"), s.retryKnowledge),
+		bodiless(r(post, "/orgs/{org}/assistants/{id}/knowledge/contents/{content_id}/retry", wr("knowledge"), s.retryKnowledge)),
 		r(get, "/orgs/{org}/assistants/{id}/knowledge/search", rd("knowledge"), s.searchKnowledge),
 
 		r(get, "/orgs/{org}/connections", rd("connections"), s.listConnections),
@@ -129,12 +154,12 @@ func (s *Server) routes() []*route {
 		r(get, "/orgs/{org}/chats/{id}", rd("inbox"), byID(s.svc.GetChat)),
 		r(patch, "/orgs/{org}/chats/{id}", wr("inbox"), updated(s.svc.UpdateChat)),
 		r(del, "/orgs/{org}/chats/{id}", wr("inbox"), deleted(s.svc.DeleteChat)),
-		r(post, "/orgs/{org}/chats/{id}/read", wr("inbox"), byID(s.svc.MarkChatRead)),
+		bodiless(r(post, "/orgs/{org}/chats/{id}/read", wr("inbox"), byID(s.svc.MarkChatRead))),
 		r(get, "/orgs/{org}/chats/{id}/messages", rd("inbox"), s.listMessages),
 		r(post, "/orgs/{org}/chats/{id}/messages", wr("inbox"), s.createMessage),
 		r(patch, "/orgs/{org}/chats/{id}/messages/{message_id}", wr("inbox"), s.patchMessage),
 		r(post, "/orgs/{org}/chats/{id}/events", wr("inbox"), updatedBy(s.svc.ChatEvent)),
-		r(post, "/orgs/{org}/chats/{id}/cancel", wr("inbox"), s.cancelRun),
+		bodiless(r(post, "/orgs/{org}/chats/{id}/cancel", wr("inbox"), s.cancelRun)),
 		r(put, "/orgs/{org}/chats/{id}/messages/{message_id}/reaction", wr("inbox"), s.setReaction),
 		r(del, "/orgs/{org}/chats/{id}/messages/{message_id}/reaction", wr("inbox"), s.deleteReaction),
 		r(get, "/orgs/{org}/chats/{id}/stream", rd("inbox"), s.chatStream),
@@ -146,13 +171,13 @@ func (s *Server) routes() []*route {
 		r(post, "/orgs/{org}/domains", wr("emails"), created(s.svc.CreateDomain)),
 		r(get, "/orgs/{org}/domains/{id}", rd("emails"), byID(s.svc.GetDomain)),
 		r(del, "/orgs/{org}/domains/{id}", wr("emails"), deleted(s.svc.DeleteDomain)),
-		r(post, "/orgs/{org}/domains/{id}/verify", wr("emails"), byID(s.svc.VerifyDomain)),
+		bodiless(r(post, "/orgs/{org}/domains/{id}/verify", wr("emails"), byID(s.svc.VerifyDomain))),
 		r(get, "/orgs/{org}/emails/identities", rd("emails"), listed(s.svc.ListIdentities)),
 		r(post, "/orgs/{org}/emails/identities", wr("emails"), created(s.svc.CreateIdentity)),
 		r(get, "/orgs/{org}/emails/identities/{id}", rd("emails"), byID(s.svc.GetIdentity)),
 		r(patch, "/orgs/{org}/emails/identities/{id}", wr("emails"), updated(s.svc.UpdateIdentity)),
 		r(del, "/orgs/{org}/emails/identities/{id}", wr("emails"), deleted(s.svc.DeleteIdentity)),
-		r(post, "/orgs/{org}/emails/identities/{id}/verify", wr("emails"), byID(s.svc.VerifyIdentity)),
+		bodiless(r(post, "/orgs/{org}/emails/identities/{id}/verify", wr("emails"), byID(s.svc.VerifyIdentity))),
 
 		r(get, "/orgs/{org}/broadcasts", rd("broadcasts"), listed(s.svc.ListBroadcasts)),
 		r(post, "/orgs/{org}/broadcasts", wr("broadcasts"), created(s.svc.CreateBroadcast)),

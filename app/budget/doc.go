@@ -1,0 +1,11 @@
+// Package budget counts what is held at once (open event streams) against caps: one for the
+// whole server and one for each kind of holder (an API key, a member, a client IP, a widget
+// session, ...). A holder names itself by a few keys at once, and Acquire takes a slot under
+// every one of them or under none, so one key, one member or one address can never hold
+// more than its share, and the server-wide cap leaves the rest of the connections to plain
+// requests (docs/operations.md, "Streams").
+//
+// It is deliberately small and knows nothing of HTTP: the API's SSE routes and the public
+// widget's streams share one Budget (built once in cli), each acquiring under the kinds
+// that name its callers.
+package budget

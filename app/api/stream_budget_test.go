@@ -117,10 +117,17 @@ func TestStreamCapsPerMemberIPAndServer(t *testing.T) {
 		refusedStream(t, e, orgStreamPath, noPermKey(e), "this client address (at most 3)")
 	})
 	t.Run("server", func(t *testing.T) {
-		e := budgetEnv(t, 2, 5, 5, 5)
+		e := metricsEnv(t, func(c *cli.Config) {
+			c.HTTP.RateLimitPerMinute = 1_000_000
+			c.Events.MaxStreams, c.Events.MaxStreamsPerKey, c.Events.MaxStreamsPerMember, c.Events.MaxStreamsPerIP = 2, 5, 5, 5
+		})
 		orgOpen(t, e, e.AdminKey, "")
 		orgOpen(t, e, noPermKey(e), "")
 		refusedStream(t, e, orgStreamPath, noPermKey(e), "the server (at most 2)")
+		refusedStream(t, e, orgStreamPath, noPermKey(e), "the server (at most 2)")
 		e.Do("GET", "/healthz", "", nil).Expect(200)
+		if n := metricValue(scrape(t, e), "wsapi_http_streams_refused_total", "cap", "server"); n != 2 {
+			t.Fatalf("wsapi_http_streams_refused_total{cap=server} = %v, want 2", n)
+		}
 	})
 }

@@ -109,7 +109,7 @@ func (s *Server) requestHash(rt *route, rq *Request) (string, error) {
 	var body []byte
 	if rt.body {
 		var err error
-		if body, err = readBody(rq.W, rq.R, s.cfg.MaxBodyBytes); err != nil {
+		if body, err = readBody(rq.W, rq.R, rq.limit); err != nil {
 			return "", err
 		}
 		rq.body = body

@@ -3,6 +3,7 @@ package api_test
 import (
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -137,4 +138,42 @@ func TestIdempotentReplayNeverShowsAStaleSecret(t *testing.T) {
 	postWithKey(t, e, "/orgs/c/webhooks", e.AdminKey, "hook-1", body).Expect(201)
 	e.Do("POST", "/orgs/c/webhooks/"+w.ID+"/rotate", e.AdminKey, nil).Expect(200)
 	refused(postWithKey(t, e, "/orgs/c/webhooks", e.AdminKey, "hook-1", body), w.Secret)
+}
+
+// TestObjectRoutesBoundTheirBody: a route that takes one plain object bounds its body at
+// 1 MiB, below http.max_body_bytes, with or without an Idempotency-Key and whether the length
+// is declared or not; a route of big bodies (the bulk import) still takes more.
+func TestObjectRoutesBoundTheirBody(t *testing.T) {
+	t.Parallel()
+	e := idemEnv(t)
+	const bound = 1 << 20
+	sized := func(n int) string { // a valid member body padded with spaces to n bytes
+		b := `{"name":"n","email":"m` + strconv.Itoa(n) + `@example.com"}`
+		return b + strings.Repeat(" ", n-len(b))
+	}
+	send := func(body string, chunked bool, idem string) *apitest.Response {
+		var rd io.Reader = strings.NewReader(body)
+		if chunked {
+			rd = io.MultiReader(rd)
+		}
+		req, _ := http.NewRequest("POST", e.Server.URL+"/orgs/c/members", rd)
+		req.Header.Set("Authorization", "Bearer "+e.AdminKey)
+		req.Header.Set("Content-Type", "application/json")
+		if idem != "" {
+			req.Header.Set("Idempotency-Key", idem)
+		}
+		return e.Send(req)
+	}
+	send(sized(bound), false, "").Expect(201)
+	send(sized(bound+1), false, "").ExpectError(413, "payload_too_large")
+	send(sized(bound+1), true, "").ExpectError(413, "payload_too_large")
+	send(sized(bound-1), false, "m-1").Expect(201)
+	send(sized(bound+1), false, "m-2").ExpectError(413, "payload_too_large")
+	send(sized(bound+1), true, "m-3").ExpectError(413, "payload_too_large")
+	// 2 MiB of bulk import passes the object bound.
+	rows := strings.Repeat(`{"email":"a@example.com"},`, 2*bound/26)
+	bulk := `{"channels":[` + rows + `{"email":"b@example.com"}]}`
+	if r := e.Do("POST", "/orgs/c/contacts/bulk/dry", e.AdminKey, bulk); r.Status == 413 {
+		t.Fatalf("a 2 MiB bulk import refused at the object bound")
+	}
 }

@@ -125,6 +125,8 @@ type Request struct {
 	// body is the request body when it was read before the handler (to hash an
 	// Idempotency-Key): Decode takes it from here instead of copying it again.
 	body []byte
+	// limit is the route's bound on the body (route.limit, or http.max_body_bytes).
+	limit int64
 }
 
 // Param is a path parameter by the name the route table gives it.
@@ -141,7 +143,16 @@ func (rq *Request) Decode(v any) error {
 	if rq.body != nil {
 		return decodeBody(rq.body, v)
 	}
-	return decodeJSON(rq.W, rq.R, rq.server.cfg.MaxBodyBytes, v)
+	return decodeJSON(rq.W, rq.R, rq.limit, v)
+}
+
+// bodyLimit is the most a route's body may hold: its own bound when it has one below
+// http.max_body_bytes.
+func (s *Server) bodyLimit(rt *route) int64 {
+	if rt.limit > 0 && rt.limit < s.cfg.MaxBodyBytes {
+		return rt.limit
+	}
+	return s.cfg.MaxBodyBytes
 }
 
 // JSON answers v with a status.
@@ -167,7 +178,7 @@ func (rq *Request) invalid(field, why string) { rq.problems.Add(field, why) }
 // serveRoute runs the per-route steps: authenticate, resolve the organization, check the
 // permission, then the handler; any error is written in one place.
 func (s *Server) serveRoute(rt *route, w http.ResponseWriter, r *http.Request, params map[string]string) {
-	rq := &Request{W: w, R: r, params: params, server: s, problems: app.Problems{}}
+	rq := &Request{W: w, R: r, params: params, server: s, problems: app.Problems{}, limit: s.bodyLimit(rt)}
 	setRoute(r, rt.path)
 	if err := s.authorize(rt, rq); err != nil {
 		writeError(w, r, err)

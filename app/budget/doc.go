@@ -6,6 +6,17 @@
 // requests (docs/operations.md, "Streams").
 //
 // It is deliberately small and knows nothing of HTTP: the API's SSE routes and the public
-// widget's streams share one Budget (built once in cli), each acquiring under the kinds
-// that name its callers.
+// widget's streams share one Budget, built once in cli (Runtime.Streams) from events.max_streams
+// and the per-kind caps. A streaming route of another package takes its slot the same way
+// app/api/streambudget.go does, before it subscribes:
+//
+//	b.SetLimit("widget_session", 3) // once, at wiring: a kind of its own
+//	release, err := b.Acquire(
+//		budget.Key{Kind: budget.KindIP, Value: ip}, // shared with the API's streams
+//		budget.Key{Kind: "widget_session", Value: sessionID})
+//	var full *budget.FullError
+//	if errors.As(err, &full) {
+//		return api.StreamsFull(w.Header(), full) // 429 with Retry-After, never held open
+//	}
+//	defer release()
 package budget

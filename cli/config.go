@@ -38,6 +38,12 @@ type EventsConfig struct {
 	StreamRetention time.Duration `mapstructure:"stream_retention"`
 	StreamHeartbeat time.Duration `mapstructure:"stream_heartbeat"`
 	StreamBuffer    int           `mapstructure:"stream_buffer"`
+	// The streams' own budget (app/budget, docs/operations.md "Streams"): open SSE streams
+	// in all, and per API key, member and client IP.
+	MaxStreams          int `mapstructure:"max_streams"`
+	MaxStreamsPerKey    int `mapstructure:"max_streams_per_key"`
+	MaxStreamsPerMember int `mapstructure:"max_streams_per_member"`
+	MaxStreamsPerIP     int `mapstructure:"max_streams_per_ip"`
 }
 
 // DBConfig locates the SQLite file.
@@ -167,7 +173,7 @@ var defaults = map[string]any{
 	"http.write_timeout":             "60s",
 	"http.idle_timeout":              "2m",
 	"http.max_header_bytes":          64 << 10,
-	"http.max_connections":           1024,
+	"http.max_connections":           10000,
 	"http.shutdown_timeout":          "30s",
 	"webhooks.tick":                  "1s",
 	"webhooks.workers":               16,
@@ -196,6 +202,10 @@ var defaults = map[string]any{
 	"events.stream_retention":          "24h",
 	"events.stream_heartbeat":          "15s",
 	"events.stream_buffer":             1024,
+	"events.max_streams":               8000,
+	"events.max_streams_per_key":       50,
+	"events.max_streams_per_member":    100,
+	"events.max_streams_per_ip":        200,
 	"knowledge.max_extract_seconds":    30,
 	"knowledge.max_pages_per_file":     1000,
 	"knowledge.max_file_bytes":         10 << 20,
@@ -313,6 +323,9 @@ func (c Config) validate() error {
 	}
 	if c.Events.StreamRetention <= 0 || c.Events.StreamHeartbeat <= 0 || c.Events.StreamBuffer < 1 {
 		return fmt.Errorf("config: events.stream_retention, events.stream_heartbeat and events.stream_buffer must be positive")
+	}
+	if err := c.Events.validateStreams(c.HTTP.MaxConnections); err != nil {
+		return err
 	}
 	if k := c.Knowledge; k.MaxExtractSeconds < 1 || k.MaxPagesPerFile < 1 || k.MaxFileBytes < 1 {
 		return fmt.Errorf("config: knowledge.max_extract_seconds, knowledge.max_pages_per_file and knowledge.max_file_bytes must be positive")

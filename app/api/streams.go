@@ -20,11 +20,17 @@ func (s *Server) chatStream(rq *Request) error {
 	if _, err := s.svc.GetChat(rq.Ctx(), org, chatID); err != nil {
 		return err
 	}
+	release, err := s.holdStream(rq)
+	if err != nil {
+		return err
+	}
+	defer release()
 	sub, snap, err := s.cfg.Hub.Subscribe(rq.Ctx(), stream.Filter{OrgID: org, ChatID: chatID})
 	if err != nil {
 		return err
 	}
 	defer s.cfg.Hub.Unsubscribe(sub)
+	defer s.watchRevocation(rq, sub)()
 	w, err := startSSE(rq, sub)
 	if err != nil {
 		return nil // the client is gone
@@ -152,6 +158,11 @@ func (s *Server) orgStream(rq *Request) error {
 	if err := p.Err(); err != nil {
 		return err
 	}
+	release, err := s.holdStream(rq)
+	if err != nil {
+		return err
+	}
+	defer release()
 	perms := rq.Caller.Perms
 	f := stream.Filter{OrgID: rq.Org(), Types: types, Area: func(area string) bool { return perms.Has(app.Read(area)) }}
 	sub, snap, err := s.cfg.Hub.Subscribe(rq.Ctx(), f)
@@ -159,6 +170,7 @@ func (s *Server) orgStream(rq *Request) error {
 		return err
 	}
 	defer s.cfg.Hub.Unsubscribe(sub)
+	defer s.watchRevocation(rq, sub)()
 	w, err := startSSE(rq, sub)
 	if err != nil {
 		return nil

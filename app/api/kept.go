@@ -14,10 +14,12 @@ import (
 const keptAnswersBytes = 4 << 20
 
 // keptAnswers keeps GET answers already encoded, under the stamp the domain gives the
-// question before reading it (app.Service.ContactStamp, ContactsStamp). A stamp's version
-// changes with every commit, by this process or another, so an answer is served again only
-// while nothing at all has been written since it was read: never stale, and a miss costs one
-// map lookup. Reading and encoding were 43% of the CPU of a GET contact; screens ask for the
+// question before reading it (app.Service.ContactStamp, ContactsStamp). A stamp's version is
+// its organization's (app.Store.OrgVersion): it changes with every write made for that
+// organization and every commit it cannot account for (another process's, a worker's), so an
+// answer is served again only while nothing it may be made of has been written since it was
+// read: never stale, and a miss costs one map lookup. bench/kept measures it against a
+// realistic mix (docs/decisions/kept-answers.md). Reading and encoding were 43% of the CPU of a GET contact; screens ask for the
 // same contact or page again and again while nothing changes. A page for a client that takes
 // gzip is compressed once and kept so (gzipping a page of 20 contacts was 50 us a request).
 type keptAnswers struct {

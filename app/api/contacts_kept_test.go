@@ -229,7 +229,9 @@ func TestKeptContactsOutliveOtherOrganizationsWrites(t *testing.T) {
 	path := "/orgs/c/contacts/" + ann
 	kept := func() float64 { return metricValue(scrape(t, e), "wsapi_http_kept_answers_total") }
 	name := func() string { return e.Do("GET", path, e.AdminKey, nil).Expect(200).Map()["name"].(string) }
-	page := func() string { return e.Do("GET", "/orgs/c/contacts?take=5", e.AdminKey, nil).Expect(200).List()[0]["name"].(string) }
+	page := func() string {
+		return e.Do("GET", "/orgs/c/contacts?take=5", e.AdminKey, nil).Expect(200).List()[0]["name"].(string)
+	}
 	// keptAfter answers whether both GETs were served from what is kept right after change
 	// (a background commit in between would retire them: the caller tries again).
 	keptAfter := func(change func()) bool {

@@ -241,17 +241,18 @@ func (s *Service) GetContact(ctx context.Context, orgID, id string) (Contact, er
 }
 
 // ContactStamp names GetContact's answer as the data stands now, before it is read: while
-// nothing has been committed since, the same stamp means the same answer, so one kept under
-// it may be served again (app/api/kept.go). ok is false when the store cannot tell.
+// nothing the organization's answers are made of has been committed since (Store.OrgVersion),
+// the same stamp means the same answer, so one kept under it may be served again
+// (app/api/kept.go). ok is false when the store cannot tell.
 func (s *Service) ContactStamp(orgID, id string) (Stamp, bool) {
-	v, ok := s.Store.DataVersion()
+	v, ok := s.Store.OrgVersion(orgID)
 	return Stamp{Key: "contact\x00" + orgID + "\x00" + id, Version: v}, ok
 }
 
 // ContactsStamp names ListContacts' answer for a filter and page as the data stands now,
 // like ContactStamp.
 func (s *Service) ContactsStamp(orgID string, f ContactFilter, pg Page) (Stamp, bool) {
-	v, ok := s.Store.DataVersion()
+	v, ok := s.Store.OrgVersion(orgID)
 	return Stamp{Key: contactsKey(orgID, f, pg), Version: v}, ok
 }
 

@@ -26,9 +26,11 @@ type Store interface {
 	Write(ctx context.Context, fn func(Tx) error) error
 	// AuthVersion is KeyTx.AuthVersion on the latest committed state, without a transaction.
 	AuthVersion(ctx context.Context) (int64, error)
-	// DataVersion changes whenever anything is committed, by any process, and is read
-	// without a transaction; ok is false when the store cannot tell (then keep nothing by it).
-	DataVersion() (v int64, ok bool)
+	// OrgVersion changes whenever anything the organization's answers are made of may have
+	// changed: a write made for it (WithWriteScope), a write made for no organization in
+	// particular, or any commit by another process. Read without a transaction; ok is false
+	// when the store cannot tell (then keep nothing by it).
+	OrgVersion(orgID string) (v int64, ok bool)
 }
 
 // Tx is everything a service can do inside one transaction. Each aggregate declares its part

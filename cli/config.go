@@ -77,6 +77,9 @@ type HTTPConfig struct {
 	CORS       CORSConfig    `mapstructure:"cors"`
 	Compress   bool          `mapstructure:"compress"`
 	DrainDelay time.Duration `mapstructure:"drain_delay"`
+	// KeptAnswers serves GET contact and contact pages from answers kept encoded while their
+	// organization is unchanged (app/api/kept.go, docs/decisions/kept-answers.md).
+	KeptAnswers bool `mapstructure:"kept_answers"`
 }
 
 // TLSConfig serves HTTPS from files or from ACME.
@@ -222,6 +225,7 @@ var defaults = map[string]any{
 	"debug.pprof_addr":                 "",
 	"http.cors.allowed_origins":        []string{},
 	"http.compress":                    true,
+	"http.kept_answers":                true,
 	"http.drain_delay":                 "0s",
 	"assistants.auto_resolve_after":    "24h",
 	"assistants.follow_up_after":       "4h",

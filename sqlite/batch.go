@@ -160,7 +160,8 @@ func (db *DB) runBatch(batch []*writeCall) {
 }
 
 // inBatch runs the batch's writes in one transaction and commits it. An error it answers
-// undid the whole transaction: it is every otherwise successful write's.
+// undid the whole transaction: it is every otherwise successful write's. The organizations'
+// versions account for the commit (orgversions.go).
 func (db *DB) inBatch(batch []*writeCall, results []writeResult) error {
 	// Not the callers' contexts: a statement interrupted by one would roll back the whole
 	// transaction, every write of the batch with it. A write whose context has ended before
@@ -169,7 +170,23 @@ func (db *DB) inBatch(batch []*writeCall, results []writeResult) error {
 	if err != nil {
 		return txErr("begin", err)
 	}
-	defer tx.Rollback() // after a commit, a no-op
+	b := db.versions.begin(db.wal, tx)
+	committed, rest, err := db.runTx(tx, batch, results)
+	_ = tx.Rollback() // after a commit, a no-op; the writer's one connection is free again
+	orgIDs, all := batchScope(batch)
+	db.versions.end(db.wal, db.writer, b, committed, orgIDs, all)
+	if committed {
+		db.ckpt.committed(db.writer)
+	}
+	if err == nil && rest < len(batch) {
+		return db.inBatch(batch[rest:], results[rest:])
+	}
+	return err
+}
+
+// runTx runs the writes in tx and commits it; when the first write fails, the transaction
+// is undone and rest is where a new one must start.
+func (db *DB) runTx(tx *sql.Tx, batch []*writeCall, results []writeResult) (committed bool, rest int, err error) {
 	first := true
 	for i, c := range batch {
 		if err := c.ctx.Err(); err != nil {
@@ -186,22 +203,18 @@ func (db *DB) inBatch(batch []*writeCall, results []writeResult) error {
 				continue
 			}
 			if err := tx.Rollback(); err != nil {
-				return txErr("rollback", err)
+				return false, len(batch), txErr("rollback", err)
 			}
-			if i+1 == len(batch) {
-				return nil
-			}
-			return db.inBatch(batch[i+1:], results[i+1:])
+			return false, i + 1, nil
 		}
 		if err := db.runWrite(tx, c, &results[i]); err != nil {
-			return fmt.Errorf("%w: %w", errBatch, err)
+			return false, len(batch), fmt.Errorf("%w: %w", errBatch, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return txErr("commit", err)
+		return false, len(batch), txErr("commit", err)
 	}
-	db.ckpt.committed(db.writer)
-	return nil
+	return true, len(batch), nil
 }
 
 // runFirst runs the first write of a transaction, without a savepoint; false when it

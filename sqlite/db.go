@@ -52,6 +52,8 @@ type DB struct {
 	wal      *walIndex
 	commits  commitCount
 	authSeen sinceCommit
+	// versions number each organization's changes (orgversions.go, OrgVersion).
+	versions orgVersions
 }
 
 // SetSealer sets what seals secrets at rest; it must be set before secrets are stored.

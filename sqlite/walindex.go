@@ -166,7 +166,8 @@ func (db *DB) checkCommit(before walStamp, stamped, wrote bool) {
 }
 
 // DataVersion is a number that changes whenever anything is committed to the database, by
-// this process or another (app.Store). Without a WAL index mapping it is not known.
+// this process or another (the authentication version is kept under it, keys.go). Without a
+// WAL index mapping it is not known.
 func (db *DB) DataVersion() (int64, bool) {
 	s, ok := db.wal.stamp()
 	if !ok {

@@ -84,7 +84,7 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 		access = log
 	}
 	s := &Server{svc: svc, cfg: cfg, log: log, access: access, db: db, document: servedDocument(cfg.PublicURL),
-		inboxPages: newInboxPages(cfg.InboxCacheChats, cfg.Ops.Compress), kept: newKeptAnswers(cfg.Ops.Metrics, cfg.Ops.Compress)}
+		inboxPages: newInboxPages(cfg.InboxCacheChats, cfg.Ops.Compress), kept: newKeptAnswers(cfg.Ops.KeptAnswers, cfg.Ops.Metrics, cfg.Ops.Compress)}
 	s.streams = newStreamGuard(svc, cfg.StreamAuthCheck, log)
 	if cfg.RateLimitPerMinute > 0 { // 0 turns rate limiting off (http.rate_limit_per_minute)
 		s.limiter = newIPLimiter(cfg.RateLimitPerMinute, svc.Clock)
@@ -184,7 +184,13 @@ func (s *Server) serveRoute(rt *route, w http.ResponseWriter, r *http.Request, p
 		writeError(w, r, err)
 		return
 	}
-	rq.R = r.WithContext(app.WithInputProblems(r.Context(), rq.problems))
+	ctx := app.WithInputProblems(r.Context(), rq.problems)
+	if _, scoped := params["org"]; scoped && !rt.public {
+		// What this request writes is its organization's (app.WithWriteScope): the answers
+		// kept for other organizations outlive its commit.
+		ctx = app.WithWriteScope(ctx, rq.Caller.OrgID)
+	}
+	rq.R = r.WithContext(ctx)
 	s.runHandler(rt, rq)
 }
 

@@ -48,6 +48,7 @@ type Tx interface {
 	ConnectionTx
 	StreamTx
 	RunTx
+	SignInTx
 }
 
 func (s *Service) now() Time { return At(s.Clock.Now()) }

@@ -10,6 +10,7 @@
   var listTimer = null;
   var lastWaiting = -1;
   var live = {};          // message id -> text streamed so far (code points)
+  var deltas = 0;         // deltas painted, on body[data-deltas] (tests read it)
 
   function $(sel, root) { return (root || document).querySelector(sel); }
   function chatID() { var c = $("#chat"); return c ? c.getAttribute("data-chat-id") : ""; }
@@ -49,6 +50,7 @@
     var wasDown = false;
     source.addEventListener("hello", function () {
       setLive("up", "Live");
+      $("#live").setAttribute("data-chat", chat);
       if (wasDown) { refreshList(); refreshChat(); }
       wasDown = false;
     });
@@ -135,6 +137,7 @@
     var add = Array.from(d.text);
     if (d.offset > cur.length) { return; } // a gap: the message's own update will redraw it
     live[d.message] = cur.slice(0, d.offset).concat(add);
+    body.setAttribute("data-deltas", String(++deltas));
     paint(d.message);
   }
 

@@ -125,6 +125,8 @@ func TestBrowserWorksAConversation(t *testing.T) {
 	until(t, ctx, "the answer is final", `!document.querySelector(".msg.role-assistant.running")`)
 	until(t, ctx, "citations shown", `!!document.querySelector(".msg.role-assistant .citations")`)
 
+	e.Eventually(5*time.Second, "opening the chat marks it read", func() bool { return chatState(t, e, c.ID).State.AdminUnseenCount == 0 })
+	until(t, ctx, "the list's unread badge goes", fmt.Sprintf(`!document.querySelector("#row-%s .unread")`, c.ID))
 	browsertest.Screenshot(t, ctx, "inbox-desktop", 1280)
 	browsertest.Screenshot(t, ctx, "inbox-360", 360)
 	if w := eval[int](t, ctx, "document.documentElement.scrollWidth"); w > 360 {

@@ -30,7 +30,7 @@ func TestPermissionInboxWrite(t *testing.T) {
 	c := conversation(t, e, "Dee Reader")
 	contactSays(t, e, c.ID, "hello?")
 	b := signedIn(t, e, roleMember(t, e, "inbox:read", "contacts:write"))
-	page := b.get("/app/?chat=" + c.ID).expect(t, 200)
+	page := b.get("/app/?chat="+c.ID).expect(t, 200)
 	for _, absent := range []string{`id="composer"`, `id="takeover"`, `id="resolve"`, `/read"`} {
 		if strings.Contains(page.Body, absent) {
 			t.Fatalf("a role without inbox:write is offered %s", absent)
@@ -56,7 +56,7 @@ func TestPermissionContacts(t *testing.T) {
 	e := apitest.New(t)
 	c := conversation(t, e, "Eve Hidden")
 	b := signedIn(t, e, roleMember(t, e, "inbox:write"))
-	page := b.get("/app/?chat=" + c.ID).expect(t, 200)
+	page := b.get("/app/?chat="+c.ID).expect(t, 200)
 	if strings.Contains(page.Body, `class="contact"`) || strings.Contains(page.Body, `value="note"`) {
 		t.Fatal("a role without contacts:read sees the contact pane or the note box")
 	}
@@ -108,7 +108,7 @@ func TestInviteLink(t *testing.T) {
 		t.Fatal("the link is shown again")
 	}
 	fay := newTab(t, e)
-	fay.get("/app/setup?token=" + token).expect(t, 200)
+	fay.get("/app/setup?token="+token).expect(t, 200)
 	fay.do("POST", "/app/setup", url.Values{"token": {token}, "password": {testPassword}, "password_again": {testPassword}}).expect(t, http.StatusSeeOther)
 	fay.get("/app/").expect(t, 200)
 	// A bad invite names the field and what to do.

@@ -201,3 +201,40 @@ func TestBrowserReadOnlyMemberCannotReply(t *testing.T) {
 		}
 	}
 }
+
+// browserOwner signs the owner in through the set-up link in a fresh browser.
+func browserOwner(t *testing.T, e *apitest.Env) context.Context {
+	t.Helper()
+	token, _, err := e.Runtime.SignIn.OwnerSetupLink(context.Background(), e.Org.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := browsertest.New(t)
+	step(t, ctx, "sign in", chromedp.Navigate(e.Server.URL+"/app/setup?token="+token),
+		chromedp.SetValue(chromedp.CSS("#password"), testPassword), chromedp.SetValue(chromedp.CSS("#password_again"), testPassword),
+		chromedp.Click(chromedp.CSS("#setup-submit")), chromedp.WaitVisible(chromedp.CSS("#list-pane")))
+	return ctx
+}
+
+// When the live connection drops the page says so; when it returns, the page says so and
+// catches up with what changed meanwhile. A second tab sees the same changes live.
+func TestBrowserShowsTheLiveConnectionDropAndReturn(t *testing.T) {
+	e := newLiveEnv(t)
+	c := conversation(t, e, "Hal Offline")
+	ctx := browserOwner(t, e)
+	second := browsertest.NewTab(t, ctx)
+	step(t, second, "second tab", chromedp.Navigate(e.Server.URL+"/app/"), chromedp.WaitVisible(chromedp.CSS("#list-pane")))
+	for _, tab := range []context.Context{ctx, second} {
+		until(t, tab, "live", `document.querySelector("#live").dataset.state === "up"`)
+	}
+	contactSays(t, e, c.ID, "first, live")
+	for _, tab := range []context.Context{ctx, second} {
+		until(t, tab, "a change reaches every tab", fmt.Sprintf(`(document.querySelector("#row-%s .last")||{}).textContent === "first, live"`, c.ID))
+	}
+
+	e.Server.CloseClientConnections()
+	until(t, ctx, "the drop shows", `document.querySelector("#live").dataset.state === "down" && document.querySelector("#live").textContent.startsWith("Reconnecting")`)
+	contactSays(t, e, c.ID, "second, while down")
+	until(t, ctx, "the return shows and the list catches up", fmt.Sprintf(
+		`document.querySelector("#live").dataset.state === "up" && (document.querySelector("#row-%s .last")||{}).textContent === "second, while down"`, c.ID))
+}

@@ -232,6 +232,8 @@ func TestBrowserShowsTheLiveConnectionDropAndReturn(t *testing.T) {
 		until(t, tab, "a change reaches every tab", fmt.Sprintf(`(document.querySelector("#row-%s .last")||{}).textContent === "first, live"`, c.ID))
 	}
 
+	until(t, ctx, "the title counts the chats waiting for a human", `document.title === "(1) Inbox"`)
+
 	e.Server.CloseClientConnections()
 	until(t, ctx, "the drop shows", `document.querySelector("#live").dataset.state === "down" && document.querySelector("#live").textContent.startsWith("Reconnecting")`)
 	contactSays(t, e, c.ID, "second, while down")

@@ -35,7 +35,7 @@ func TestLongConversationLoadsByPages(t *testing.T) {
 	c := longChat(t, e, 2000)
 	b := signedIn(t, e, e.Owner)
 	start := time.Now()
-	page := b.get("/app/?chat=" + c.ID).expect(t, 200)
+	page := b.get("/app/?chat="+c.ID).expect(t, 200)
 	t.Logf("inbox page with a 2,000-message chat open: %v, %d bytes", time.Since(start), len(page.Body))
 	if n := strings.Count(page.Body, `<article class="msg`); n != 50 {
 		t.Fatalf("%d messages rendered, want the newest 50", n)

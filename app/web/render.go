@@ -18,11 +18,12 @@ import (
 // pages holds the parsed templates.
 type pages struct{ t *template.Template }
 
-func loadPages(a *assets) (*pages, error) {
+// loadPages parses the templates; relative times are read on clock (tests move it).
+func loadPages(a *assets, clock app.Clock) (*pages, error) {
 	t, err := template.New("").Funcs(template.FuncMap{
 		"asset":     a.URL,
-		"ago":       ago,
-		"countdown": countdown,
+		"ago":       func(t app.Time) string { return ago(clock.Now(), t) },
+		"countdown": func(t app.Time) string { return countdown(clock.Now(), t) },
 		"initial":   initial,
 		"lower":     strings.ToLower,
 		"dict":      dict,
@@ -164,11 +165,11 @@ func (s *Server) notSignedIn(rq *Request, err error) {
 }
 
 // ago is a short relative time: "now", "5m", "3h", "2d", or the date.
-func ago(t app.Time) string {
+func ago(now time.Time, t app.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	d := time.Since(t.Time)
+	d := now.Sub(t.Time)
 	switch {
 	case d < time.Minute:
 		return "now"
@@ -183,11 +184,11 @@ func ago(t app.Time) string {
 }
 
 // countdown is the time left until a follow-up: "in 2h 5m", or "due".
-func countdown(t app.Time) string {
+func countdown(now time.Time, t app.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	d := time.Until(t.Time)
+	d := t.Sub(now)
 	if d <= 0 {
 		return "due"
 	}

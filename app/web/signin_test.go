@@ -179,3 +179,24 @@ func TestSessionsEndOnPasswordChangeDeletionAndSignOutEverywhere(t *testing.T) {
 	one.get("/app/").expect(t, http.StatusSeeOther)
 	one.do("POST", "/app/signin", url.Values{"email": {m.Email}, "password": {"a new password"}}).expect(t, 401)
 }
+
+// A session lasts 30 days: a second before, the page opens; at 30 days, sign in again.
+func TestSessionExpiresAfterThirtyDays(t *testing.T) {
+	e := apitest.New(t)
+	b := signedIn(t, e, e.Owner)
+	e.Clock.Advance(signin.SessionLife - time.Second)
+	b.get("/app/").expect(t, 200)
+	e.Clock.Advance(time.Second)
+	a := b.get("/app/?view=UNREAD").expect(t, http.StatusSeeOther)
+	if loc := a.Header.Get("Location"); loc != "/app/signin?next=%2Fapp%2F%3Fview%3DUNREAD" {
+		t.Fatalf("redirect %q", loc)
+	}
+	// An htmx request is sent to sign in through HX-Redirect, not answered with a page.
+	if a := b.get("/app/", "HX-Request", "true"); a.Status != 401 || a.Header.Get("HX-Redirect") == "" {
+		t.Fatalf("htmx after expiry: %d %v", a.Status, a.Header)
+	}
+	n, err := e.Runtime.SignIn.PurgeExpired(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("purge: %d %v", n, err)
+	}
+}

@@ -112,7 +112,7 @@ func run(chats, contacts int, duration time.Duration, clients, updates, tabs int
 		len(ups), pct(ups, 50), pct(ups, 99), pct(ups, 100))
 	stop()
 	logf("  of which commit -> stream event: p50 %s p99 %s; CPU per change, its write and the redraw: %s", pct(evs, 50), pct(evs, 99),
-		((measure.CPUTime()-cpu)/time.Duration(max(len(ups), 1))).Round(10*time.Microsecond))
+		((measure.CPUTime() - cpu) / time.Duration(max(len(ups), 1))).Round(10*time.Microsecond))
 
 	// 3. Tabs connected live.
 	runtime.GC()

@@ -173,8 +173,8 @@
     if (e.detail.target && e.detail.target.id === "chat-pane") {
       if (box) { box.scrollTop = box.scrollHeight; }
       document.body.classList.add("has-chat");
-      markSelected();
     }
+    markSelected();
     if (e.detail.target && e.detail.target.id === "messages") {
       box.scrollTop = box.scrollHeight;
     }

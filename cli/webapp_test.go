@@ -49,6 +49,9 @@ func TestServeBannerLeadsToSignIn(t *testing.T) {
 	if strings.Contains(s.log(), "a fine password") || strings.Count(s.log(), m[2]) != 1 {
 		t.Fatal("the password or the link reached the log")
 	}
+	if !strings.Contains(s.log(), `msg="web request" method=POST path=/app/setup status=303`) {
+		t.Fatalf("no access log line of the set-up:\n%s", s.log())
+	}
 }
 
 // `app members password EMAIL` reads the password from stdin, sets it and ends sessions;

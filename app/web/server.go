@@ -31,6 +31,8 @@ type Config struct {
 	// again (default 15 s).
 	Heartbeat time.Duration
 	Log       *slog.Logger
+	// AccessLog takes the line of every request (nil: Log), as the API's does.
+	AccessLog *slog.Logger
 }
 
 // Server is the web app's http.Handler, mounted at /app/.
@@ -52,6 +54,9 @@ type Server struct {
 func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.AccessLog == nil {
+		cfg.AccessLog = cfg.Log
 	}
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = 15 * time.Second
@@ -79,8 +84,20 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP serves /app/ with the security headers of every answer.
+// ServeHTTP serves /app/ with the security headers of every answer, and logs one line per
+// request: method, path (never the query, which may hold a set-up token), status, time.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w}
+	defer func() {
+		s.cfg.AccessLog.LogAttrs(r.Context(), slog.LevelInfo, "web request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+			slog.String("client_ip", s.cfg.ClientIP(r)))
+	}()
+	s.serve(rec, r)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
@@ -140,3 +157,26 @@ func (rq *Request) HTMX() bool { return rq.R.Header.Get("HX-Request") == "true" 
 
 // CSRF is the session's CSRF token, put in every page.
 func (rq *Request) CSRF() string { return csrfToken(rq.server.sessionToken(rq.R)) }
+
+// statusRecorder remembers the status a handler wrote; Unwrap keeps Flush and write
+// deadlines working for the live stream (http.ResponseController).
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusRecorder) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }

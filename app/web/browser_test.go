@@ -127,6 +127,12 @@ func TestBrowserWorksAConversation(t *testing.T) {
 
 	e.Eventually(5*time.Second, "opening the chat marks it read", func() bool { return chatState(t, e, c.ID).State.AdminUnseenCount == 0 })
 	until(t, ctx, "the list's unread badge goes", fmt.Sprintf(`!document.querySelector("#row-%s .unread")`, c.ID))
+	unlabelled := eval[[]string](t, ctx, `[...document.querySelectorAll("input:not([type=hidden]), select, textarea, button")]
+		.filter(el => !(el.labels && el.labels.length) && !el.getAttribute("aria-label") && !el.textContent.trim())
+		.map(el => el.outerHTML.slice(0, 80))`)
+	if len(unlabelled) > 0 {
+		t.Fatalf("controls without a label: %v", unlabelled)
+	}
 	browsertest.Screenshot(t, ctx, "inbox-desktop", 1280)
 	browsertest.Screenshot(t, ctx, "inbox-360", 360)
 	if w := eval[int](t, ctx, "document.documentElement.scrollWidth"); w > 360 {
@@ -233,6 +239,11 @@ func TestBrowserShowsTheLiveConnectionDropAndReturn(t *testing.T) {
 	}
 
 	until(t, ctx, "the title counts the chats waiting for a human", `document.title === "(1) Inbox"`)
+	step(t, ctx, "j opens the first conversation", chromedp.KeyEvent("j"), chromedp.WaitVisible(chromedp.CSS(`#chat[data-chat-id="`+c.ID+`"]`)))
+	step(t, ctx, "? shows the shortcuts", chromedp.KeyEvent("?"))
+	until(t, ctx, "the help dialog", `document.querySelector("#help").open`)
+	step(t, ctx, "Escape closes it", chromedp.KeyEvent("\x1b"))
+	until(t, ctx, "the help dialog closed", `!document.querySelector("#help").open`)
 
 	e.Server.CloseClientConnections()
 	until(t, ctx, "the drop shows", `document.querySelector("#live").dataset.state === "down" && document.querySelector("#live").textContent.startsWith("Reconnecting")`)

@@ -238,6 +238,15 @@ func TestBrowserShowsTheLiveConnectionDropAndReturn(t *testing.T) {
 		until(t, tab, "a change reaches every tab", fmt.Sprintf(`(document.querySelector("#row-%s .last")||{}).textContent === "first, live"`, c.ID))
 	}
 
+	// A live change redraws the list but not the search box being typed in.
+	step(t, ctx, "type a search", chromedp.Focus(chromedp.CSS("#search")), chromedp.SendKeys(chromedp.CSS("#search"), "Hal"))
+	until(t, ctx, "the search filters", `location.search.includes("q=Hal")`)
+	contactSays(t, e, c.ID, "typing meanwhile")
+	until(t, ctx, "the change shows while typing", fmt.Sprintf(`(document.querySelector("#row-%s .last")||{}).textContent === "typing meanwhile"`, c.ID))
+	if !eval[bool](t, ctx, `document.activeElement.id === "search" && document.querySelector("#search").value === "Hal"`) {
+		t.Fatal("a live redraw took the search box's focus or text")
+	}
+	eval[any](t, ctx, `document.activeElement.blur()`)
 	until(t, ctx, "the title counts the chats waiting for a human", `document.title === "(1) Inbox"`)
 	step(t, ctx, "j opens the first conversation", chromedp.KeyEvent("j"), chromedp.WaitVisible(chromedp.CSS(`#chat[data-chat-id="`+c.ID+`"]`)))
 	step(t, ctx, "? shows the shortcuts", chromedp.KeyEvent("?"))

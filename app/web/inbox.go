@@ -198,8 +198,14 @@ func (s *Server) inbox(rq *Request) error {
 	if err != nil {
 		return err
 	}
-	if rq.HTMX() && rq.R.Header.Get("HX-Target") == "list-pane" {
+	// htmx asks for a part: the list with its filters (a view's tab), the list without them
+	// (a filter typed, or app.js redrawing after a live change: the search box being typed
+	// in is not replaced), or a further page of rows.
+	switch target := rq.R.Header.Get("HX-Target"); {
+	case rq.HTMX() && target == "list-pane":
 		return s.render(rq, http.StatusOK, "list", lv)
+	case rq.HTMX() && target == "list-body":
+		return s.render(rq, http.StatusOK, "list-body", lv)
 	}
 	if rq.HTMX() && lq.Next != "" {
 		return s.render(rq, http.StatusOK, "rows", lv)

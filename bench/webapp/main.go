@@ -273,7 +273,7 @@ func updateLatency(ctx context.Context, rt *cli.Runtime, orgID string, c *http.C
 			return nil, nil, err
 		}
 		events = append(events, time.Since(t))
-		list, err := get(c, base+"/app/", "HX-Request", "true", "HX-Target", "list-pane")
+		list, err := get(c, base+"/app/", "HX-Request", "true", "HX-Target", "list-body")
 		if err != nil {
 			return nil, nil, err
 		}

@@ -87,10 +87,10 @@
   }
 
   function refreshList() {
-    if (!$("#list-pane") || !window.htmx) { return; }
+    if (!$("#list-body") || !window.htmx) { return; }
     var pane = $("#list-pane");
     var top = pane.scrollTop;
-    htmx.ajax("GET", window.location.pathname + window.location.search, { target: "#list-pane", swap: "innerHTML" }).then(function () {
+    htmx.ajax("GET", window.location.pathname + window.location.search, { target: "#list-body", swap: "innerHTML" }).then(function () {
       pane.scrollTop = top;
     });
   }

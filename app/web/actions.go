@@ -47,7 +47,7 @@ func (s *Server) note(rq *Request) error {
 	if err != nil {
 		return err
 	}
-	return s.render(rq, http.StatusOK, "message", noteView(n))
+	return s.render(rq, http.StatusOK, "note-added", noteView(n)) // in the timeline and the contact pane
 }
 
 func noteView(n app.Note) msgView {

@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -47,9 +48,10 @@ type headerView struct {
 }
 
 type messagesView struct {
-	ChatID string
-	Items  []msgView
-	Older  int // the page to load above these, 0: none
+	ChatID  string
+	Items   []msgView
+	Older   int    // the page to load above these, 0: none
+	FirstAt string // the time of the first message, which bounds the notes of the page above
 }
 
 // msgView is one message as the template shows it.
@@ -73,7 +75,7 @@ func (s *Server) chatView(rq *Request, chatID string) (chatView, error) {
 	if err != nil {
 		return chatView{}, err
 	}
-	mv, err := s.messages(rq, c, 0)
+	mv, err := s.messages(rq, c, 0, app.Time{})
 	if err != nil {
 		return chatView{}, err
 	}
@@ -110,8 +112,10 @@ func (s *Server) header(rq *Request, c app.Chat) (headerView, error) {
 	return h, nil
 }
 
-// messages reads a page of a chat's messages: page 0 is the newest.
-func (s *Server) messages(rq *Request, c app.Chat, page int) (messagesView, error) {
+// messages reads a page of a chat's messages (page 0: the newest) with the contact's private
+// notes of the same stretch of time among them, in time order. before bounds the stretch
+// above (the first message of the page below; zero for the newest page).
+func (s *Server) messages(rq *Request, c app.Chat, page int, before app.Time) (messagesView, error) {
 	if page == 0 {
 		first, err := s.svc.ListMessages(rq.Ctx(), rq.Org(), c.ID, "", app.Page{Page: 1, Take: 1})
 		if err != nil {
@@ -127,7 +131,49 @@ func (s *Server) messages(rq *Request, c app.Chat, page int) (messagesView, erro
 	for _, m := range l.Items {
 		mv.Items = append(mv.Items, s.msg(rq, c, m))
 	}
+	from := c.CreatedAt
+	if page > 1 && len(l.Items) > 0 {
+		from = l.Items[0].CreatedAt
+	}
+	if len(l.Items) > 0 {
+		mv.FirstAt = l.Items[0].CreatedAt.String()
+	}
+	notes, err := s.notesBetween(rq, c, from, before)
+	if err != nil {
+		return messagesView{}, err
+	}
+	mv.Items = mergeByTime(mv.Items, notes)
 	return mv, nil
+}
+
+// notesBetween are the private notes on the chat's contact made in [from, before) (before
+// zero: no bound), when the role reads contacts.
+func (s *Server) notesBetween(rq *Request, c app.Chat, from, before app.Time) ([]msgView, error) {
+	if c.ContactID == "" || !rq.Can(app.Read("contacts")) {
+		return nil, nil
+	}
+	l, err := s.svc.ListNotes(rq.Ctx(), rq.Org(), c.ContactID, app.Page{Page: 1, Take: app.MaxTake})
+	if err != nil {
+		return nil, err
+	}
+	var out []msgView
+	for _, n := range l.Items {
+		if !n.CreatedAt.Before(from.Time) && (before.IsZero() || n.CreatedAt.Before(before.Time)) {
+			out = append(out, noteView(n))
+		}
+	}
+	return out, nil
+}
+
+// mergeByTime puts notes among messages by time; a note made in the same millisecond as a
+// message comes after it.
+func mergeByTime(msgs, notes []msgView) []msgView {
+	if len(notes) == 0 {
+		return msgs
+	}
+	all := append(append([]msgView{}, msgs...), notes...)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].At.Before(all[j].At.Time) })
+	return all
 }
 
 func (s *Server) msg(rq *Request, c app.Chat, m app.Message) msgView {
@@ -216,11 +262,17 @@ func (s *Server) olderMessages(rq *Request) error {
 	if err != nil || page < 1 || page > 1000000 {
 		return app.Invalid("page", "must be a whole number from 1")
 	}
+	var before app.Time
+	if v := rq.R.URL.Query().Get("before"); v != "" {
+		if before, err = app.ParseTime(v); err != nil {
+			return app.Invalid("before", "must be an RFC 3339 time")
+		}
+	}
 	c, err := s.svc.GetChat(rq.Ctx(), rq.Org(), rq.Params.ByName("id"))
 	if err != nil {
 		return err
 	}
-	mv, err := s.messages(rq, c, page)
+	mv, err := s.messages(rq, c, page, before)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func TestPrivateNotesInTheTimeline(t *testing.T) {
 	}
 	e.Clock.Advance(time.Second)
 	contactSays(t, e, c.ID, "second question")
-	page := b.get("/app/?chat=" + c.ID).expect(t, 200).Body
+	page := b.get("/app/?chat="+c.ID).expect(t, 200).Body
 	page = page[strings.Index(page, `id="messages"`):] // the conversation, not the list's preview
 	first, note, second := strings.Index(page, "first question"), strings.Index(page, "VIP customer, be quick"), strings.Index(page, "second question")
 	if first < 0 || note < first || second < note {

@@ -86,19 +86,48 @@
     listTimer = setTimeout(function () { listTimer = null; refreshList(); }, 150);
   }
 
+  // refreshList redraws the list's views and rows; a redraw asked for while one is under way
+  // runs once it is done (htmx would drop a second request of the same element).
+  var listBusy = false, listAgain = false;
   function refreshList() {
     if (!$("#list-body") || !window.htmx) { return; }
+    if (listBusy) { listAgain = true; return; }
+    listBusy = true;
     var pane = $("#list-pane");
     var top = pane.scrollTop;
-    htmx.ajax("GET", window.location.pathname + window.location.search, { target: "#list-body", swap: "innerHTML" }).then(function () {
+    var done = function () {
       pane.scrollTop = top;
-    });
+      listBusy = false;
+      if (listAgain) { listAgain = false; refreshList(); }
+    };
+    htmx.ajax("GET", window.location.pathname + window.location.search, { target: "#list-body", swap: "innerHTML" }).then(done, done);
   }
 
+  // refreshHeader redraws the open chat's header after a change. Each redraw and each action
+  // of the header takes a number; an answer older than the latest is dropped, so a redraw
+  // that started before an action never undoes what the action shows.
+  var headerSeq = 0;
   function refreshHeader() {
     var id = chatID();
-    if (id) { htmx.ajax("GET", "/app/chats/" + id + "/header", { target: "#chat-header", swap: "outerHTML" }); }
+    if (!id) { return; }
+    var mine = ++headerSeq;
+    fetch("/app/chats/" + id + "/header", { headers: { "HX-Request": "true" }, credentials: "same-origin" })
+      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (html) {
+        var old = $("#chat-header");
+        if (html === null || mine !== headerSeq || id !== chatID() || !old) { return; }
+        var t = document.createElement("template");
+        t.innerHTML = html.trim();
+        var el = t.content.firstElementChild;
+        if (!el) { return; }
+        old.replaceWith(el);
+        htmx.process(el);
+      });
   }
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var t = e.detail.target;
+    if (t && t.id === "chat-header") { headerSeq++; }
+  });
 
   function refreshChat() {
     var id = chatID();

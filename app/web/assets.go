@@ -93,13 +93,3 @@ func (s *Server) static(rq *Request) error {
 	_, err := rq.W.Write(body)
 	return err
 }
-
-// GzipSize is the gzipped size of the embedded assets a page loads, by plain name (the
-// page-weight test and bench use it).
-func (s *Server) GzipSize(names ...string) int {
-	n := 0
-	for _, name := range names {
-		n += len(s.assets.byHashed[s.assets.byName[name]].gzbody)
-	}
-	return n
-}

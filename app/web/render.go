@@ -26,7 +26,6 @@ func loadPages(a *assets, clock app.Clock) (*pages, error) {
 		"countdown": func(t app.Time) string { return countdown(clock.Now(), t) },
 		"initial":   initial,
 		"lower":     strings.ToLower,
-		"dict":      dict,
 		"can":       func(ps app.PermissionSet, p string) bool { return ps.Has(app.Permission(p)) },
 	}).ParseFS(templateFS, "templates/*.html")
 	if err != nil {
@@ -206,12 +205,4 @@ func initial(s string) string {
 		return strings.ToUpper(string(r))
 	}
 	return "?"
-}
-
-func dict(kv ...any) map[string]any {
-	m := map[string]any{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		m[kv[i].(string)] = kv[i+1]
-	}
-	return m
 }

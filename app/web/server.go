@@ -37,17 +37,16 @@ type Config struct {
 
 // Server is the web app's http.Handler, mounted at /app/.
 type Server struct {
-	cfg     Config
-	svc     *app.Service
-	auth    *signin.Service
-	log     *slog.Logger
-	router  *httprouter.Router
-	secure  bool
-	origin  string // the public URL's origin
-	cookie  string // the session cookie's name
-	assets  *assets
-	pages   *pages
-	started time.Time
+	cfg    Config
+	svc    *app.Service
+	auth   *signin.Service
+	log    *slog.Logger
+	router *httprouter.Router
+	secure bool
+	origin string // the public URL's origin
+	cookie string // the session cookie's name
+	assets *assets
+	pages  *pages
 }
 
 // New builds the web app.
@@ -64,7 +63,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ClientIP == nil {
 		cfg.ClientIP = func(r *http.Request) string { return hostOnly(r.RemoteAddr) }
 	}
-	s := &Server{cfg: cfg, svc: cfg.Service, auth: cfg.SignIn, log: cfg.Log, started: time.Now()}
+	s := &Server{cfg: cfg, svc: cfg.Service, auth: cfg.SignIn, log: cfg.Log}
 	s.secure = cfg.TLS || strings.HasPrefix(cfg.PublicURL, "https://")
 	if u, err := url.Parse(cfg.PublicURL); err == nil && u.Host != "" {
 		s.origin = u.Scheme + "://" + u.Host

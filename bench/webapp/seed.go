@@ -29,6 +29,8 @@ func seed(ctx context.Context, path, orgID, ownerID string, contacts, chats int)
 	}
 	// Times: minute n after 2026-01-01 (chats) so that updated_at orders them.
 	stmts := []string{
+		series(19) + `INSERT INTO members (id, org_id, name, email, avatar, role, created_at, updated_at)
+			SELECT 'mem_seed_'||n, ?1, 'Agent '||n, 'agent'||n||'@example.com', '', 'MEMBER', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM s`,
 		series(contacts) + `INSERT INTO contacts (id, org_id, name, created_at, updated_at)
 			SELECT 'ct_seed_'||n, ?1, 'Contact '||n, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM s`,
 		series(contacts) + `INSERT INTO contact_channels (id, org_id, contact_id, type, name, username, email, phone,
@@ -42,8 +44,9 @@ func seed(ctx context.Context, path, orgID, ownerID string, contacts, chats int)
 			SELECT printf('chat_seed_%08d', n), ?1, NULL, 'auto:auto', 'PRIVATE', 'COMPLETED', 'mailto:c'||(n % ?3 + 1)||'@example.com',
 			'ct_seed_'||(n % ?3 + 1), 'ch_seed_'||(n % ?3 + 1), 'cst_seed_'||n,
 			CASE n % 10 WHEN 0 THEN 'SNOOZED' WHEN 1 THEN 'OPEN' WHEN 2 THEN 'OPEN' WHEN 3 THEN 'OPEN' ELSE 'CLOSED' END,
-			'email', 'email', n % 2, CASE WHEN n % 10 < 4 THEN n % 3 ELSE 0 END, 0,
-			CASE WHEN n % 2 = 0 THEN ?2 END, CASE WHEN n % 2 = 0 THEN '2026-01-01T00:00:00.000Z' END,
+			'email', 'email', n % 2, CASE WHEN n % 25 = 1 THEN 1 + n % 3 ELSE 0 END, 0,
+			CASE WHEN n % 2 = 0 THEN CASE WHEN n % 40 = 0 THEN ?2 ELSE 'mem_seed_'||(n % 19 + 1) END END,
+			CASE WHEN n % 2 = 0 THEN '2026-01-01T00:00:00.000Z' END,
 			CASE WHEN n % 7 = 0 THEN n % 6 END,
 			strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+'||n||' minutes'), printf('msg_seed_%08d', n),
 			strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+'||n||' minutes'), strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+'||n||' minutes') FROM s`,

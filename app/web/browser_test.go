@@ -236,6 +236,11 @@ func TestBrowserShowsTheLiveConnectionDropAndReturn(t *testing.T) {
 	for _, tab := range []context.Context{ctx, second} {
 		until(t, tab, "live", `document.querySelector("#live").dataset.state === "up"`)
 	}
+	browsertest.Screenshot(t, second, "inbox-list-360", 360) // the list alone, as a phone shows it
+	if w := eval[int](t, second, "document.documentElement.scrollWidth"); w > 360 {
+		t.Fatalf("the list at 360 px is %d px wide", w)
+	}
+	step(t, second, "desktop again", chromedp.EmulateViewport(1280, 800))
 	contactSays(t, e, c.ID, "first, live")
 	for _, tab := range []context.Context{ctx, second} {
 		until(t, tab, "a change reaches every tab", fmt.Sprintf(`(document.querySelector("#row-%s .last")||{}).textContent === "first, live"`, c.ID))

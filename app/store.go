@@ -62,6 +62,7 @@ type Tx interface {
 	ConnectionTx
 	StreamTx
 	RunTx
+	SignInTx
 }
 
 func (s *Service) now() Time { return At(s.Clock.Now()) }

@@ -72,7 +72,7 @@ func NewRootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&e.configFile, "config", "", "configuration file (default ./config.yaml when present)")
 	root.PersistentFlags().BoolVar(&e.json, "json", false, "print JSON for scripts")
 	root.PersistentFlags().String("db", "", "SQLite file (overrides db.path)")
-	root.AddCommand(serveCmd(e), migrateCmd(e), orgsCmd(e), keysCmd(e), deliveriesCmd(e), contactsCmd(e), versionCmd(e), backupCmd(e), listenCmd(e))
+	root.AddCommand(serveCmd(e), migrateCmd(e), orgsCmd(e), keysCmd(e), deliveriesCmd(e), contactsCmd(e), versionCmd(e), backupCmd(e), listenCmd(e), membersCmd(e))
 	// Errors go to stderr here rather than through cobra so the exit code stays 1.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return fmt.Errorf("%w\n\n%s", err, c.UsageString()) })
 	for _, c := range root.Commands() {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,7 +21,9 @@ import (
 	"wsapi/app/knowledge"
 	"wsapi/app/mail"
 	"wsapi/app/safehttp"
+	"wsapi/app/signin"
 	"wsapi/app/stream"
+	"wsapi/app/web"
 	"wsapi/app/webhook"
 	"wsapi/sqlite"
 )
@@ -44,6 +47,9 @@ type Runtime struct {
 	// Streams is the budget of open event streams every streaming route acquires from
 	// (events.max_streams and the caps per key, member and IP).
 	Streams *budget.Budget
+	// SignIn holds the web app's sign-in rules; Web is the web app at /app/.
+	SignIn *signin.Service
+	Web    *web.Server
 
 	ready atomic.Bool // /readyz: started and not draining
 
@@ -122,8 +128,27 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		PublicURL:          cfg.HTTP.PublicURL,
 		AccessLog:          opt.AccessLog,
 	}, log)
-	rt.Handler = handler
+	if rt.Web, err = web.New(web.Config{Service: rt.Service, SignIn: rt.SignIn, Hub: rt.Hub, PublicURL: cfg.HTTP.PublicURL,
+		TLS: cfg.HTTP.TLS.CertFile != "" || len(cfg.HTTP.TLS.ACMEDomains) > 0, Heartbeat: cfg.Events.StreamHeartbeat, Log: log, AccessLog: opt.AccessLog,
+		ClientIP: func(r *http.Request) string { return api.ClientIP(r, proxies) }}); err != nil {
+		db.Close()
+		return nil, err
+	}
+	rt.Handler = withWebApp(handler, rt.Web)
 	return rt, nil
+}
+
+// withWebApp serves /app/ with the web app and everything else with the API. The two share
+// nothing at the HTTP level: the API never reads the web app's cookie, the web app never a
+// bearer key.
+func withWebApp(apiHandler, webApp http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/app" || strings.HasPrefix(r.URL.Path, "/app/") {
+			webApp.ServeHTTP(w, r)
+			return
+		}
+		apiHandler.ServeHTTP(w, r)
+	})
 }
 
 // wire makes the service with its collaborators, then the background workers.
@@ -133,6 +158,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 		return err
 	}
 	rt.Service = app.NewService(deps)
+	rt.SignIn = signin.New(rt.DB, deps.Clock)
 	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireKnowledge, rt.wireAssistants} {
 		if err := step(cfg, opt); err != nil {
 			return err
@@ -151,6 +177,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 		rt.purgeIdempotencyKeys(),
 		{Name: "assistant auto resolve", Run: rt.Service.AutoResolveChats},
 		{Name: "assistant follow-ups", Run: rt.Service.SendFollowUps},
+		{Name: "expired web sessions and links", Run: rt.SignIn.PurgeExpired},
 	}}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/crypto/acme/autocert"
 
 	"wsapi/app"
+	"wsapi/app/web"
 )
 
 func serveCmd(e *env) *cobra.Command {
@@ -62,7 +63,7 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 	if err != nil {
 		return err
 	}
-	if err := e.bootstrap(ctx, rt.Service, ln.Addr().String()); err != nil {
+	if err := e.bootstrap(ctx, rt, ln.Addr().String()); err != nil {
 		ln.Close()
 		return err
 	}
@@ -156,23 +157,37 @@ func (e *env) listen(srv *http.Server) (net.Listener, error) {
 }
 
 // bootstrap makes the Default organization and first admin key on an empty database and
-// shows the token once on stderr, never through the logger.
-func (e *env) bootstrap(ctx context.Context, svc *app.Service, addr string) error {
-	nk, created, err := svc.Bootstrap(ctx, "bootstrap admin key")
+// shows the token once on stderr, never through the logger, with the owner's one-time link
+// to set a password and sign in to the web app.
+func (e *env) bootstrap(ctx context.Context, rt *Runtime, addr string) error {
+	nk, created, err := rt.Service.Bootstrap(ctx, "bootstrap admin key")
 	if err != nil || !created {
+		return err
+	}
+	base := tryURL(e.cfg.HTTP.PublicURL, addr)
+	token, owner, err := rt.SignIn.OwnerSetupLink(ctx, nk.OrgID)
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, `
 ================================================================================
-  First start: created organization %q (%s) and its admin key.
-  This token is shown once. Store it now:
+  First start: created organization %q (%s), its owner and an admin key.
+
+  Sign in to the inbox: open this link within the hour to set the owner's
+  (%s) password. It works once:
+
+      %s
+
+  Missed it? Run: app members password %s
+
+  API admin token, shown once. Store it now:
 
       %s
 
   Try: curl -H "Authorization: Bearer %s" %s/orgs/c
 ================================================================================
 
-`, app.DefaultOrgName, nk.OrgID, nk.Token, nk.Token, tryURL(e.cfg.HTTP.PublicURL, addr))
+`, app.DefaultOrgName, nk.OrgID, owner.Email, web.SetupURL(base, token), owner.Email, nk.Token, nk.Token, base)
 	return nil
 }
 

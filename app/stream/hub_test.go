@@ -307,3 +307,37 @@ func TestHubTakesCommittedEventsFromTheStore(t *testing.T) {
 	}
 	quiet(t, s)
 }
+
+// An organization's subscription with DeltaChatID (the web app's one stream per tab) gets
+// every event of the organization and the deltas of that one chat, with its live text in
+// the snapshot; the API's organization streams never get deltas.
+func TestHubOrgSubscriptionWithTheDeltasOfOneChat(t *testing.T) {
+	h, db := hubEnv(t, stream.Options{})
+	created := insert(t, db, app.StreamEvent{OrgID: "o1", ChatID: "c1", MessageID: "m1", Type: app.StreamMessageCreated})
+	h.Delta("o1", "c1", "m1", 0, "so far")
+	tab, snap, err := h.Subscribe(context.Background(), stream.Filter{OrgID: "o1", DeltaChatID: "c1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Unsubscribe(tab) })
+	if len(snap.Live) != 1 || snap.Live[0].MessageID != "m1" || snap.Live[0].Text != "so far" || snap.Live[0].Seq != created {
+		t.Fatalf("snapshot %+v", snap)
+	}
+	api := subscribe(t, h, stream.Filter{OrgID: "o1"})
+	other := subscribe(t, h, stream.Filter{OrgID: "o2", DeltaChatID: "c1"})
+	h.Delta("o1", "c1", "m1", 6, ", more")
+	h.Delta("o1", "c2", "m2", 0, "another chat")
+	s := insert(t, db, app.StreamEvent{OrgID: "o1", ChatID: "c2", Type: app.StreamChatUpdated})
+	if it := next(t, tab); !it.IsDelta() || it.MessageID != "m1" || it.Text != ", more" {
+		t.Fatalf("first item %+v, want the open chat's delta", it)
+	}
+	if it := next(t, tab); it.IsDelta() || it.Seq != s {
+		t.Fatalf("second item %+v, want another chat's event %d", it, s)
+	}
+	if it := next(t, api); it.IsDelta() || it.Seq != s {
+		t.Fatalf("the API's org stream got %+v", it)
+	}
+	quiet(t, tab)
+	quiet(t, api)
+	quiet(t, other)
+}

@@ -46,7 +46,7 @@ func (h *Hub) Delta(orgID, chatID, messageID string, offset int, text string) {
 	lm.text.WriteString(text)
 	lm.runes = it.End()
 	for s := range h.subs {
-		if s.filter.ChatID != "" && s.filter.ChatID == chatID && s.filter.OrgID == orgID { // never the org streams
+		if s.filter.wantsDeltas(orgID, chatID) { // never the API's org streams
 			h.send(s, it)
 		}
 	}

@@ -55,6 +55,14 @@ type Filter struct {
 	Types map[string]bool
 	// Area tells whether the subscriber may see events of a permission area (nil: all).
 	Area func(area string) bool
+	// DeltaChatID adds the deltas of one chat to an organization's subscription: the web
+	// app's one stream per tab follows the whole inbox and the chat open in it.
+	DeltaChatID string
+}
+
+// wantsDeltas tells whether the subscriber gets the deltas of a chat.
+func (f Filter) wantsDeltas(orgID, chatID string) bool {
+	return f.OrgID == orgID && (f.ChatID == chatID || f.DeltaChatID == chatID) && chatID != ""
 }
 
 // Matches tells whether the subscriber sees a stored event.
@@ -110,11 +118,11 @@ func (h *Hub) Subscribe(ctx context.Context, f Filter) (*Subscriber, Snapshot, e
 	s := &Subscriber{C: c, c: c, ended: make(chan struct{}), filter: f}
 	h.subs[s] = struct{}{}
 	snap := Snapshot{LastSeq: h.last}
-	if f.ChatID != "" {
+	if f.ChatID != "" || f.DeltaChatID != "" {
 		for id, lm := range h.live {
 			// A run that has streamed nothing yet is not in flight for a watcher: its first
 			// delta reaches it whole.
-			if lm.org == f.OrgID && lm.chat == f.ChatID && lm.runes > 0 {
+			if f.wantsDeltas(lm.org, lm.chat) && lm.runes > 0 {
 				snap.Live = append(snap.Live, Live{MessageID: id, Seq: lm.seq, Text: lm.text.String()})
 			}
 		}

@@ -48,6 +48,9 @@ type Tx interface {
 	ConnectionTx
 	StreamTx
 	RunTx
+	DeploymentTx
+	DeliveryQueueTx
+	WidgetTx
 }
 
 func (s *Service) now() Time { return At(s.Clock.Now()) }

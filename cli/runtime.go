@@ -15,6 +15,7 @@ import (
 	"wsapi/app"
 	"wsapi/app/api"
 	"wsapi/app/assist"
+	"wsapi/app/delivery"
 	"wsapi/app/janitor"
 	"wsapi/app/knowledge"
 	"wsapi/app/mail"
@@ -39,6 +40,7 @@ type Runtime struct {
 	Janitor    *janitor.Janitor
 	Hub        *stream.Hub
 	Runner     *assist.Runner
+	Delivery   *delivery.Worker
 	Metrics    *api.Metrics
 
 	ready atomic.Bool // /readyz: started and not draining
@@ -115,6 +117,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		InboxCacheChats:    cfg.DB.InboxCacheChats,
 		PublicURL:          cfg.HTTP.PublicURL,
 		AccessLog:          opt.AccessLog,
+		Widget:             cfg.Channels.widgetLimits(),
 	}, log)
 	rt.Handler = handler
 	return rt, nil
@@ -127,7 +130,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 		return err
 	}
 	rt.Service = app.NewService(deps)
-	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireKnowledge, rt.wireAssistants} {
+	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireKnowledge, rt.wireAssistants, rt.wireDelivery} {
 		if err := step(cfg, opt); err != nil {
 			return err
 		}
@@ -157,6 +160,7 @@ func (rt *Runtime) NudgeWorkers() {
 	rt.Sender.Nudge()
 	rt.Knowledge.Nudge()
 	rt.Runner.Nudge()
+	rt.Delivery.Nudge()
 }
 
 // nudgeFor wakes the workers that take the kinds of work a commit queued: the others would
@@ -167,7 +171,8 @@ func (rt *Runtime) nudgeFor(w sqlite.Work) {
 		kind  sqlite.Work
 		nudge func()
 	}{{sqlite.WorkDeliveries, rt.Dispatcher.Nudge}, {sqlite.WorkRecipients, rt.Sender.Nudge},
-		{sqlite.WorkKnowledge, rt.Knowledge.Nudge}, {sqlite.WorkRuns, rt.Runner.Nudge}} {
+		{sqlite.WorkKnowledge, rt.Knowledge.Nudge}, {sqlite.WorkRuns, rt.Runner.Nudge},
+		{sqlite.WorkMessages, rt.Delivery.Nudge}} {
 		if w&k.kind != 0 {
 			k.nudge()
 		}
@@ -209,7 +214,8 @@ func (rt *Runtime) Start() {
 	rt.stop = cancel
 	rt.stopped = make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(6)
+	wg.Add(7)
+	go func() { defer wg.Done(); rt.Delivery.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Hub.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Knowledge.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Runner.Run(ctx) }()

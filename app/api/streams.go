@@ -16,11 +16,16 @@ func (s *Server) chatStream(rq *Request) error {
 	if err := p.Err(); err != nil {
 		return err
 	}
-	org, chatID := rq.Org(), rq.Param("id")
-	if _, err := s.svc.GetChat(rq.Ctx(), org, chatID); err != nil {
+	if _, err := s.svc.GetChat(rq.Ctx(), rq.Org(), rq.Param("id")); err != nil {
 		return err
 	}
-	sub, snap, err := s.cfg.Hub.Subscribe(rq.Ctx(), stream.Filter{OrgID: org, ChatID: chatID})
+	return s.streamChat(rq, from, nil)
+}
+
+// streamChat serves the stream of the chat rq.Param("id") of rq.Org() from a resume point;
+// rewrite, when set, turns each stored event into what the client may see (sseWriter).
+func (s *Server) streamChat(rq *Request, from resumePoint, rewrite func(string, []byte) ([]byte, bool)) error {
+	sub, snap, err := s.cfg.Hub.Subscribe(rq.Ctx(), stream.Filter{OrgID: rq.Org(), ChatID: rq.Param("id")})
 	if err != nil {
 		return err
 	}
@@ -29,6 +34,7 @@ func (s *Server) chatStream(rq *Request) error {
 	if err != nil {
 		return nil // the client is gone
 	}
+	w.rewrite = rewrite
 	st := &sent{seq: snap.LastSeq, offsets: map[string]int{}}
 	if err := s.chatBacklog(rq, w, st, from, snap); err != nil {
 		logFrom(rq.R).Info("chat stream ended", "err", err)

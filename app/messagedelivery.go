@@ -1,0 +1,230 @@
+package app
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// MessageDelivery is how far a message got on its way to the contact (DESIGN.md, "Delivery
+// back to the contact").
+type MessageDelivery struct {
+	Status     string  `json:"status"`
+	Error      *string `json:"error"`
+	ExternalID *string `json:"external_id"`
+	UpdatedAt  Time    `json:"updated_at"`
+}
+
+// Delivery statuses of a message besides PENDING and FAILED, which it shares with webhook
+// deliveries (deliveries.go).
+const (
+	DeliverySent      = "SENT"
+	DeliveryDelivered = "DELIVERED"
+	DeliveryRead      = "READ"
+)
+
+// DeliveredIntegrations are the integrations whose replies this server sends itself; a
+// `custom` chat's replies go to the customer's bridge as the message.created webhook event.
+var DeliveredIntegrations = []string{IntegrationInternal, IntegrationEmail, "telegram", "whatsapp"}
+
+// StreamMessageDelivery is the stream event of a message's delivery changing.
+const StreamMessageDelivery = "message.delivery"
+
+// EventMessageCreated is the webhook event of a reply to deliver on a custom chat.
+const EventMessageCreated = "message.created"
+
+// QueuedDelivery is a message waiting for the delivery worker.
+type QueuedDelivery struct {
+	MessageID, OrgID, ChatID, IntegrationID, DeploymentID string
+	Attempts                                              int
+	NextAttemptAt, CreatedAt                              Time
+}
+
+// DeliveryJob is a claimed delivery: the message to send, its chat and integration.
+type DeliveryJob struct {
+	QueuedDelivery
+	Message    Message
+	Chat       Chat
+	Deployment Deployment
+}
+
+// DeliveryQueueTx is the delivery worker's part of a transaction.
+type DeliveryQueueTx interface {
+	QueueDelivery(d QueuedDelivery) error
+	SetMessageDelivery(orgID, messageID string, d MessageDelivery) error
+	// ClaimDeliveries leases the due deliveries the room picks (round-robin across
+	// organizations, then chats) until leaseUntil.
+	ClaimDeliveries(now, leaseUntil Time, room ClaimRoom) ([]QueuedDelivery, error)
+	AnyDeliveryQueued(now Time) (bool, error)
+	// RetryDelivery sets the next attempt and releases the lease; attempts is the new count.
+	RetryDelivery(messageID string, attempts int, next Time) error
+	DropDelivery(messageID string) error
+}
+
+// DeliveryOutcome is what sending one message came to. Err nil: Status (SENT or DELIVERED)
+// with ExternalID. Err set: a retry after the schedule's next delay, unless Permanent or the
+// attempts are spent (FAILED). Wait set with Err nil: not sent yet (a rate limit), tried again
+// after Wait without using an attempt.
+type DeliveryOutcome struct {
+	Status     string
+	ExternalID string
+	Err        error
+	Permanent  bool
+	Wait       time.Duration
+}
+
+// deliverMessage decides, in the message's own transaction, how a member's message or a
+// finished assistant message reaches the contact: queued for the delivery worker when the
+// chat's integration is one the server delivers, or as the message.created webhook event on
+// a custom chat. Anything else (a contact's message, a run still RUNNING, a workspace chat)
+// goes nowhere. It sets m.Delivery as stored.
+func (s *Service) deliverMessage(tx Tx, orgID, chatID string, m *Message) error {
+	if m.Status != "COMPLETED" || (m.Role != "assistant" && m.Role != "admin") || m.Delivery != nil {
+		return nil
+	}
+	c, err := tx.GetChatRow(orgID, chatID)
+	if err != nil || c.ContactID == "" {
+		return ignoreNotFound(err)
+	}
+	if c.State.IntegrationID == IntegrationCustom {
+		return s.emitReply(tx, c, *m)
+	}
+	if c.State.AssistantIntegrationID == nil {
+		return nil
+	}
+	d, err := tx.GetDeployment(orgID, "", *c.State.AssistantIntegrationID)
+	if IsNotFound(err) || (err == nil && !slices.Contains(DeliveredIntegrations, d.IntegrationID)) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	m.Delivery = &MessageDelivery{Status: DeliveryPending, UpdatedAt: now}
+	if err := tx.SetMessageDelivery(orgID, m.ID, *m.Delivery); err != nil {
+		return err
+	}
+	return tx.QueueDelivery(QueuedDelivery{MessageID: m.ID, OrgID: orgID, ChatID: chatID, IntegrationID: d.IntegrationID,
+		DeploymentID: d.ID, NextAttemptAt: now, CreatedAt: now})
+}
+
+// ReplyEvent is the data of message.created: a reply the customer's bridge delivers.
+type ReplyEvent struct {
+	Message       Message `json:"message"`
+	ChatID        string  `json:"chat_id"`
+	IntegrationID string  `json:"integration_id"`
+	// AssistantIntegrationID is the chat's assistant integration, null when none.
+	AssistantIntegrationID *string `json:"assistant_integration_id"`
+	ContactID              string  `json:"contact_id"`
+}
+
+// emitReply queues message.created for the webhook endpoints subscribed to it. The stream
+// already carries every message as its own message.created, so this event goes to webhooks
+// only (Emit would write a second stream row of the same type).
+func (s *Service) emitReply(tx Tx, c Chat, m Message) error {
+	data := ReplyEvent{Message: m, ChatID: c.ID, IntegrationID: c.State.IntegrationID,
+		AssistantIntegrationID: c.State.AssistantIntegrationID, ContactID: c.ContactID}
+	e, body, err := NewEvent(c.OrgID, EventMessageCreated, data, s.now())
+	if err != nil {
+		return err
+	}
+	_, err = tx.InsertEvent(e, body)
+	return err
+}
+
+// ClaimMessageDeliveries leases the deliveries due now that room picks, with their message,
+// chat and integration (a delivery whose message or integration went is dropped).
+func (s *Service) ClaimMessageDeliveries(ctx context.Context, room ClaimRoom, lease time.Duration) (jobs []DeliveryJob, err error) {
+	now := s.now()
+	if due, err := s.anyDue(ctx, room, func(tx Tx) (bool, error) { return tx.AnyDeliveryQueued(now) }); !due {
+		return nil, err
+	}
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		queued, err := tx.ClaimDeliveries(now, At(now.Add(lease)), room)
+		if err != nil {
+			return err
+		}
+		for _, q := range queued {
+			job, ok, err := loadDeliveryJob(tx, q)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				if err := tx.DropDelivery(q.MessageID); err != nil {
+					return err
+				}
+				continue
+			}
+			jobs = append(jobs, job)
+		}
+		return nil
+	})
+	return jobs, err
+}
+
+func loadDeliveryJob(tx Tx, q QueuedDelivery) (DeliveryJob, bool, error) {
+	job := DeliveryJob{QueuedDelivery: q}
+	var err error
+	if job.Message, err = tx.GetMessage(q.OrgID, q.ChatID, q.MessageID); err != nil {
+		return job, false, ignoreNotFound(err)
+	}
+	if job.Chat, err = tx.GetChatRow(q.OrgID, q.ChatID); err != nil {
+		return job, false, ignoreNotFound(err)
+	}
+	if job.Deployment, err = tx.GetDeployment(q.OrgID, "", q.DeploymentID); err != nil {
+		return job, false, ignoreNotFound(err)
+	}
+	return job, true, nil
+}
+
+// FinishMessageDelivery records what sending came to: the message's delivery moves (and
+// message.delivery reaches the chat's and the organization's streams), the queue row goes
+// once the message is sent or failed for good. schedule[i] is the wait after attempt i+1;
+// the attempt after the last is the last.
+func (s *Service) FinishMessageDelivery(ctx context.Context, job DeliveryJob, out DeliveryOutcome, schedule []time.Duration) error {
+	now := s.now()
+	return s.Store.Write(ctx, func(tx Tx) error {
+		d := MessageDelivery{Status: out.Status, UpdatedAt: now}
+		if job.Message.Delivery != nil {
+			d.ExternalID = job.Message.Delivery.ExternalID
+		}
+		switch {
+		case out.Err == nil && out.Wait > 0: // not tried: no attempt used, nothing changes
+			return tx.RetryDelivery(job.MessageID, job.Attempts, At(now.Add(out.Wait)))
+		case out.Err == nil:
+			if out.ExternalID != "" {
+				d.ExternalID = &out.ExternalID
+			}
+			if err := tx.DropDelivery(job.MessageID); err != nil {
+				return err
+			}
+		default:
+			why := out.Err.Error()
+			d.Error = &why
+			attempts := job.Attempts + 1
+			if out.Permanent || attempts > len(schedule) {
+				d.Status = DeliveryFailed
+				if err := tx.DropDelivery(job.MessageID); err != nil {
+					return err
+				}
+			} else {
+				d.Status = DeliveryPending
+				if err := tx.RetryDelivery(job.MessageID, attempts, At(now.Add(schedule[attempts-1]))); err != nil {
+					return err
+				}
+			}
+		}
+		if err := tx.SetMessageDelivery(job.OrgID, job.MessageID, d); err != nil {
+			return ignoreNotFound(err)
+		}
+		return s.EmitStream(tx, job.OrgID, job.ChatID, StreamMessageDelivery, DeliveryChange{
+			MessageID: job.MessageID, ChatID: job.ChatID, Delivery: d})
+	})
+}
+
+// DeliveryChange is the data of message.delivery.
+type DeliveryChange struct {
+	MessageID string          `json:"message_id"`
+	ChatID    string          `json:"chat_id"`
+	Delivery  MessageDelivery `json:"delivery"`
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -250,18 +251,10 @@ func patchDeployment(d *Deployment, in DeploymentPatch) error {
 		d.Enabled = *in.Enabled
 	}
 	p := Problems{}
-	secrets := maps(d.Secrets)
+	secrets := maps.Clone(d.Secrets)
 	delete(secrets, widgetSecretKey)
 	validateDeployment(p, d.IntegrationID, d.Config, secrets)
 	return p.Err()
-}
-
-func maps(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // RotateDeploymentKey gives a widget a new secret_key, answered this once: identities signed

@@ -83,6 +83,8 @@ var internalUnique = map[string]bool{
 	"inbox_versions.scope":                                                  true,
 	"inbox_changes.org_id, inbox_changes.version":                           true,
 	"contact_counts.org_id":                                                 true,
+	"message_deliveries.message_id":                                         true,
+	"widget_sessions.token_hash":                                            true,
 }
 
 // uniqueConflict is the 409 of a UNIQUE violation, naming the field when a client's input

@@ -1,0 +1,39 @@
+package browsertest_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"wsapi/app/browsertest"
+)
+
+// The browser starts, loads a page from loopback, runs its script and is screenshotted.
+func TestBrowserLoadsALoopbackPage(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(`<!doctype html><title>t</title><p id="p">before</p>` +
+			`<script>document.getElementById("p").textContent = "after"</script>`))
+	}))
+	defer srv.Close()
+	t.Setenv("SCREENSHOT_DIR", t.TempDir())
+	ctx := browsertest.New(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL)); err != nil {
+		t.Fatal(err)
+	}
+	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#p")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text != "after" {
+		t.Fatalf("script did not run: %q", text)
+	}
+	browsertest.Screenshot(t, ctx, "loopback", 360)
+	if fi, err := os.Stat(filepath.Join(browsertest.ScreenshotDir(), "loopback.png")); err != nil || fi.Size() == 0 {
+		t.Fatalf("screenshot not written: %v", err)
+	}
+}

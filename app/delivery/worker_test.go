@@ -3,6 +3,7 @@ package delivery_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -102,7 +103,7 @@ func waitStatus(t *testing.T, e *apitest.Env, key, chatID, id, status, errText s
 	var d map[string]any
 	e.Eventually(10*time.Second, "delivery "+status+" "+errText, func() bool {
 		d = delivery(t, e, key, chatID, id)
-		return d != nil && d["status"] == status && (errText == "" || strings.Contains(d["error"].(string), errText))
+		return d != nil && d["status"] == status && (errText == "" || strings.Contains(fmt.Sprint(d["error"]), errText))
 	})
 	return d
 }

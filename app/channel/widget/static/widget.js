@@ -19,7 +19,16 @@
   launcher.type = "button";
   launcher.setAttribute("aria-label", "Open chat");
   launcher.setAttribute("data-appwidget", "launcher");
-  launcher.textContent = "\u{1F4AC}";
+  var svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("width", "26");
+  svg.setAttribute("height", "26");
+  svg.style.verticalAlign = "middle";
+  var bubble = document.createElementNS("http://www.w3.org/2000/svg", "path");
+  bubble.setAttribute("d", "M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z");
+  bubble.setAttribute("fill", "#fff");
+  svg.appendChild(bubble);
+  launcher.appendChild(svg);
 
   function post(msg) {
     if (frame && ready) frame.contentWindow.postMessage(msg, base);

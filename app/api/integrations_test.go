@@ -171,3 +171,22 @@ func TestAssistantIntegrationConfigRules(t *testing.T) {
 	e.Do("PATCH", asiPath(asst, "/", wa["id"].(string)), e.AdminKey, map[string]any{"secrets": map[string]string{"app_secret": "c"}}).Expect(200)
 	e.Do("POST", asiPath(asst, "/", wa["id"].(string), "/rotate"), e.AdminKey, nil).Expect(400)
 }
+
+// TestMetadataOffersOnlyConnectableChannels: /metadata lists the assistant integration types
+// this server can connect: the widget and custom, not email, telegram or whatsapp, whose
+// connectors are not part of it yet.
+func TestMetadataOffersOnlyConnectableChannels(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t)
+	var md struct {
+		Sets map[string][]struct{ Value string }
+	}
+	e.Do("GET", "/metadata", "", nil).Expect(200).JSON(&md)
+	var got []string
+	for _, o := range md.Sets["assistant_integration_id"] {
+		got = append(got, o.Value)
+	}
+	if fmt.Sprint(got) != "[internal custom]" {
+		t.Fatalf("assistant_integration_id %v, want [internal custom]", got)
+	}
+}

@@ -445,3 +445,20 @@ func TestMessageCreatedWebhook(t *testing.T) {
 		t.Errorf("message.created is not listed as subscribable: %v", types)
 	}
 }
+
+// TestWidgetChatIsACustomerConversation: a widget chat (integration internal, with a
+// contact) is no workspace chat: assigning it emits chat.assigned.
+func TestWidgetChatIsACustomerConversation(t *testing.T) {
+	t.Parallel()
+	w := newWidget(t, nil, apitest.NoRuns)
+	tok, _ := w.start(t, map[string]any{})
+	var sent map[string]any
+	w.visitor("POST", "/messages", tok, map[string]any{"text": "help"}).Expect(201).JSON(&sent)
+	org := w.e.Stream("/orgs/c/events/stream?types=chat.assigned", w.e.AdminKey, "")
+	defer org.Close()
+	chatID := sent["chat"].(map[string]any)["id"].(string)
+	w.e.Do("PATCH", "/orgs/c/chats/"+chatID, w.e.AdminKey, map[string]any{"assigned_user_id": w.e.Owner.ID}).Expect(200)
+	if got := org.Expect("chat.assigned").Map(t); got["id"] != chatID {
+		t.Fatalf("chat.assigned for %v, want %s", got["id"], chatID)
+	}
+}

@@ -28,6 +28,9 @@ type Part struct {
 	// assistant's run called and quoted (app/tools.go).
 	ToolCall *ToolCallPart `json:"tool_call,omitempty"`
 	Citation *Citation     `json:"citation,omitempty"`
+	// File is set on parts of type file: a file the contact sent (the widget), stored with
+	// the chat; Text holds its name.
+	File *Audio `json:"file,omitempty"`
 }
 
 // Turn is one role's contribution inside a message.

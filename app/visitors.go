@@ -11,6 +11,9 @@ import (
 // device: each new session finds the channel of that user_id. An anonymous one gets a contact
 // of its own per session.
 
+// MaxVisitorFile bounds a file a visitor sends.
+const MaxVisitorFile = 10 << 20
+
 // MaxVisitorText bounds the text of a visitor's message, in characters.
 const MaxVisitorText = 4000
 
@@ -285,4 +288,45 @@ func (s *Service) LatestMessages(ctx context.Context, orgID, chatID string, n in
 		return err
 	})
 	return ms, err
+}
+
+// VisitorFile adds a file the visitor sent, as its message (a part of type file) in its
+// newest chat on the widget, stored with the chat like media.
+func (s *Service) VisitorFile(ctx context.Context, v Visitor, name, mimetype string, data []byte) (Message, error) {
+	name = strings.TrimSpace(name)
+	p := Problems{}
+	switch {
+	case len(data) == 0:
+		p.Add("file", "is empty")
+	case len(data) > MaxVisitorFile:
+		p.Add("file", "must be at most 10 MiB")
+	}
+	if name == "" || name == "." || name == ".." || CharCount(name) > 255 || strings.ContainsAny(name, "/\\\x00") {
+		p.Add("file", "needs a file name of 1 to 255 characters, without a path")
+	}
+	if err := p.Err(); err != nil {
+		return Message{}, err
+	}
+	var m Message
+	var stopped []string
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		chatID, err := s.visitorChatID(tx, v)
+		if err != nil {
+			return err
+		}
+		id := NewID("file")
+		f := ChatFile{ChatID: chatID, Data: data, Audio: Audio{ID: id, FileFilename: name, FilePath: "chats/" + chatID + "/" + id,
+			FileSize: int64(len(data)), FileMimetype: mimetype, FileURL: s.Links.ChatFile(v.Session.OrgID, chatID, id), CreatedAt: s.now()}}
+		in := MessageInput{Role: "user", Status: "COMPLETED",
+			Messages: []Turn{{Role: "user", Parts: []Part{{Type: "file", Text: name, File: &f.Audio}}}}}
+		if m, stopped, err = s.addMessage(tx, v.Session.OrgID, "", chatID, in); err != nil {
+			return err
+		}
+		f.MessageID = m.ID
+		return tx.CreateFile(v.Session.OrgID, f)
+	})
+	if err == nil {
+		s.abortRuns(stopped)
+	}
+	return m, err
 }

@@ -54,6 +54,7 @@ func (s *Server) routes() []*route {
 		public(get, "/widget/{asi}/api/session", s.visitorSession),
 		public(get, "/widget/{asi}/api/messages", s.visitorMessages),
 		public(post, "/widget/{asi}/api/messages", s.visitorSend),
+		public(post, "/widget/{asi}/api/files", s.visitorFile),
 		public(get, "/widget/{asi}/api/stream", s.visitorStream),
 
 		r(get, "/orgs/{org}", rd("org"), s.getOrg),

@@ -1,6 +1,10 @@
 package api
 
 import (
+	"errors"
+	"io"
+	"net/http"
+	"path/filepath"
 	"strings"
 
 	"wsapi/app"
@@ -212,4 +216,60 @@ func (s *Server) visitorStream(rq *Request) error {
 	rq.Caller.OrgID, rq.params["id"] = v.Session.OrgID, c.ID
 	rq.W.Header().Set("Cache-Control", "no-store")
 	return s.streamChat(rq, from, widget.Event)
+}
+
+// visitorFile takes one file (multipart field "file", at most 10 MiB) as the visitor's
+// message. Its type is sniffed from its bytes, not taken from the browser.
+func (s *Server) visitorFile(rq *Request) error {
+	v, err := s.visitor(rq, rq.R.Header.Get("X-Session-Token"))
+	if err != nil {
+		return err
+	}
+	if err := s.visitorLimits.message(rq, v); err != nil {
+		return err
+	}
+	name, data, err := readUpload(rq)
+	if err != nil {
+		return err
+	}
+	m, err := s.svc.VisitorFile(rq.Ctx(), v, name, http.DetectContentType(data), data)
+	if err != nil {
+		return err
+	}
+	c, err := s.svc.VisitorChat(rq.Ctx(), v, m.ChatID)
+	if err != nil {
+		return err
+	}
+	return rq.Created(visitorSent{Message: widget.MessageView(m), Chat: widget.ChatView(c)}, nil)
+}
+
+// readUpload reads the multipart part "file", refusing more than app.MaxVisitorFile.
+func readUpload(rq *Request) (string, []byte, error) {
+	body := http.MaxBytesReader(rq.W, rq.R.Body, app.MaxVisitorFile+64<<10) // the file and its part headers
+	rq.R.Body = body
+	mr, err := rq.R.MultipartReader()
+	if err != nil {
+		return "", nil, app.Invalid("file", "send the file as multipart/form-data in the field \"file\"")
+	}
+	for {
+		part, err := mr.NextPart()
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooBig):
+			return "", nil, errTooLarge
+		case err != nil:
+			return "", nil, app.Invalid("file", "send the file as multipart/form-data in the field \"file\"")
+		}
+		if part.FormName() != "file" {
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(part, app.MaxVisitorFile+1))
+		if errors.As(err, &tooBig) || len(data) > app.MaxVisitorFile {
+			return "", nil, errTooLarge
+		}
+		if err != nil {
+			return "", nil, app.Invalid("file", "could not be read")
+		}
+		return filepath.Base(part.FileName()), data, nil
+	}
 }

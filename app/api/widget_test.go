@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"mime/multipart"
 	"regexp"
 	"strings"
 	"testing"
@@ -461,4 +462,46 @@ func TestWidgetChatIsACustomerConversation(t *testing.T) {
 	if got := org.Expect("chat.assigned").Map(t); got["id"] != chatID {
 		t.Fatalf("chat.assigned for %v, want %s", got["id"], chatID)
 	}
+}
+
+// TestWidgetFileUpload: a file of 10 MiB is the visitor's message and a file of its chat; one
+// byte more is 413 and stores nothing; a client cannot forge a file part through the API.
+func TestWidgetFileUpload(t *testing.T) {
+	t.Parallel()
+	w := newWidget(t, nil, apitest.NoRuns, apitest.Unlimited)
+	tok, _ := w.start(t, map[string]any{})
+	upload := func(name string, size int) *apitest.Response {
+		var b bytes.Buffer
+		mw := multipart.NewWriter(&b)
+		fw, _ := mw.CreateFormFile("file", name)
+		fw.Write(bytes.Repeat([]byte("%PDF-1.4 "), size/9+1)[:size])
+		mw.Close()
+		req := w.e.Request("POST", w.api("/files"), "", b.Bytes())
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		req.Header.Set("X-Session-Token", tok)
+		return w.e.Send(req)
+	}
+	upload("big.pdf", 10<<20+1).Expect(413)
+	var sent map[string]any
+	upload("../../etc/invoice.pdf", 10<<20).Expect(201).JSON(&sent)
+	if msg := sent["message"].(map[string]any); msg["text"] != "[file: invoice.pdf]" || msg["role"] != "user" {
+		t.Fatalf("file message %v", msg)
+	}
+	chatID := sent["chat"].(map[string]any)["id"].(string)
+	var files []map[string]any
+	w.e.Do("GET", "/orgs/c/chats/"+chatID+"/files", w.e.AdminKey, nil).Expect(200).JSON(&files)
+	if len(files) != 1 || files[0]["file_filename"] != "invoice.pdf" || files[0]["file_size"] != float64(10<<20) ||
+		files[0]["file_mimetype"] != "application/pdf" {
+		t.Fatalf("chat files %v", files)
+	}
+	var msgs []map[string]any
+	w.e.Do("GET", "/orgs/c/chats/"+chatID+"/messages", w.e.AdminKey, nil).Expect(200).JSON(&msgs)
+	part := msgs[0]["messages"].([]any)[0].(map[string]any)["parts"].([]any)[0].(map[string]any)
+	if part["type"] != "file" || part["file"].(map[string]any)["id"] != files[0]["id"] {
+		t.Fatalf("file part %v", part)
+	}
+	w.e.Do("POST", "/orgs/c/chats/"+chatID+"/messages", w.e.AdminKey, map[string]any{"role": "admin",
+		"messages": []map[string]any{{"role": "admin", "parts": []map[string]any{{"type": "file", "text": "x",
+			"file": map[string]any{"id": "file_forged"}}}}}}).Expect(400)
+	upload("", 10).Expect(400)
 }

@@ -24,8 +24,11 @@ func MessageView(m app.Message) Message {
 	var b strings.Builder
 	for _, t := range m.Messages {
 		for _, p := range t.Parts {
-			if p.Type == "text" {
+			switch p.Type {
+			case "text":
 				b.WriteString(p.Text)
+			case "file":
+				b.WriteString("[file: " + p.Text + "]")
 			}
 		}
 	}

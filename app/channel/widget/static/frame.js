@@ -168,6 +168,21 @@
     $("text").value = "";
     send(text);
   });
+  $("file").addEventListener("change", function () {
+    var f = $("file").files[0];
+    $("file").value = "";
+    if (!f || !token) return;
+    if (f.size > 10 * 1024 * 1024) { showError("Files can be at most 10 MB."); return; }
+    var body = new FormData();
+    body.append("file", f);
+    fetch(api + "/files", { method: "POST", headers: { "X-Session-Token": token }, body: body })
+      .then(function (r) { return r.json().then(function (j) { if (!r.ok) throw new Error((j.error && j.error.message) || "HTTP " + r.status); return j; }); })
+      .then(function (r) {
+        showError("");
+        if (chatID !== r.chat.id) { chatID = r.chat.id; listen(); }
+        upsert(r.message);
+      }).catch(function (e) { showError("Your file was not sent: " + e.message); });
+  });
   $("text").addEventListener("keydown", function (e) {
     if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("send").requestSubmit(); }
   });

@@ -41,6 +41,9 @@ type WidgetTx interface {
 	// DeploymentChats answers the chats of a contact channel through one integration, newest
 	// first (at most limit).
 	DeploymentChats(orgID, channelID, deploymentID string, limit int) ([]string, error)
+	// SetChatSession records on the chat's contact member the session that started it (the
+	// chat member's session {id}).
+	SetChatSession(chatID, channelID, sessionID string) error
 }
 
 // VisitorStart opens a session: an identity (user_id and user_hash, with name and email),
@@ -268,6 +271,9 @@ func (s *Service) visitorChatID(tx Tx, v Visitor) (string, error) {
 		return "", err
 	}
 	if err := tx.CreateChat(chat, ChatMember{}); err != nil {
+		return "", err
+	}
+	if err := tx.SetChatSession(chat.ID, v.Session.ChannelID, v.Session.ID); err != nil {
 		return "", err
 	}
 	created, err := tx.GetChat(chat.OrgID, chat.ID)

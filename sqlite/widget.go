@@ -33,3 +33,9 @@ func (t *Tx) DeploymentChats(orgID, channelID, deploymentID string, limit int) (
 	return queryAll(t, scanString, `SELECT id FROM chats WHERE org_id = ? AND contact_channel_id = ?
 		AND assistant_integration_id = ? ORDER BY created_at DESC, seq DESC LIMIT ?`, orgID, channelID, deploymentID, limit)
 }
+
+// SetChatSession records on the chat's contact member the widget session that started it.
+func (t *Tx) SetChatSession(chatID, channelID, sessionID string) error {
+	return t.execOne("chat member", `UPDATE chat_members SET session_id = ? WHERE chat_id = ? AND contact_channel_id = ?`,
+		sessionID, chatID, channelID)
+}

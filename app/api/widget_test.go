@@ -148,6 +148,15 @@ func TestWidgetConversation(t *testing.T) {
 	var chat map[string]any
 	e.Do("GET", "/orgs/c/chats/"+chatID, e.AdminKey, nil).Expect(200).JSON(&chat)
 	st := chat["state"].(map[string]any)
+	var contactMember map[string]any
+	for _, m := range chat["members"].([]any) {
+		if m.(map[string]any)["contact_channel"] != nil {
+			contactMember = m.(map[string]any)
+		}
+	}
+	if contactMember["session"].(map[string]any)["id"] != s["session"].(map[string]any)["id"] {
+		t.Errorf("the chat's contact member carries session %v, want the widget session %v", contactMember["session"], s["session"])
+	}
 	if st["assistant_integration_id"] != w.asi || st["assistant_id"] != w.asst || st["integration_id"] != "internal" ||
 		st["assistant_integration"].(map[string]any)["id"] != w.asi || st["assistant_integration"].(map[string]any)["enabled"] != true {
 		t.Fatalf("chat state %v", st)

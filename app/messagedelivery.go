@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"slices"
 	"time"
 )
@@ -130,96 +129,6 @@ func (s *Service) emitReply(tx Tx, c Chat, m Message) error {
 	}
 	_, err = tx.InsertEvent(e, body)
 	return err
-}
-
-// ClaimMessageDeliveries leases the deliveries due now that room picks, with their message,
-// chat and integration (a delivery whose message or integration went is dropped).
-func (s *Service) ClaimMessageDeliveries(ctx context.Context, room ClaimRoom, lease time.Duration) (jobs []DeliveryJob, err error) {
-	now := s.now()
-	if due, err := s.anyDue(ctx, room, func(tx Tx) (bool, error) { return tx.AnyDeliveryQueued(now) }); !due {
-		return nil, err
-	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
-		queued, err := tx.ClaimDeliveries(now, At(now.Add(lease)), room)
-		if err != nil {
-			return err
-		}
-		for _, q := range queued {
-			job, ok, err := loadDeliveryJob(tx, q)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				if err := tx.DropDelivery(q.MessageID); err != nil {
-					return err
-				}
-				continue
-			}
-			jobs = append(jobs, job)
-		}
-		return nil
-	})
-	return jobs, err
-}
-
-func loadDeliveryJob(tx Tx, q QueuedDelivery) (DeliveryJob, bool, error) {
-	job := DeliveryJob{QueuedDelivery: q}
-	var err error
-	if job.Message, err = tx.GetMessage(q.OrgID, q.ChatID, q.MessageID); err != nil {
-		return job, false, ignoreNotFound(err)
-	}
-	if job.Chat, err = tx.GetChatRow(q.OrgID, q.ChatID); err != nil {
-		return job, false, ignoreNotFound(err)
-	}
-	if job.Deployment, err = tx.GetDeployment(q.OrgID, "", q.DeploymentID); err != nil {
-		return job, false, ignoreNotFound(err)
-	}
-	return job, true, nil
-}
-
-// FinishMessageDelivery records what sending came to: the message's delivery moves (and
-// message.delivery reaches the chat's and the organization's streams), the queue row goes
-// once the message is sent or failed for good. schedule[i] is the wait after attempt i+1;
-// the attempt after the last is the last.
-func (s *Service) FinishMessageDelivery(ctx context.Context, job DeliveryJob, out DeliveryOutcome, schedule []time.Duration) error {
-	now := s.now()
-	return s.Store.Write(ctx, func(tx Tx) error {
-		d := MessageDelivery{Status: out.Status, UpdatedAt: now}
-		if job.Message.Delivery != nil {
-			d.ExternalID = job.Message.Delivery.ExternalID
-		}
-		switch {
-		case out.Err == nil && out.Wait > 0: // not tried: no attempt used, nothing changes
-			return tx.RetryDelivery(job.MessageID, job.Attempts, At(now.Add(out.Wait)))
-		case out.Err == nil:
-			if out.ExternalID != "" {
-				d.ExternalID = &out.ExternalID
-			}
-			if err := tx.DropDelivery(job.MessageID); err != nil {
-				return err
-			}
-		default:
-			why := out.Err.Error()
-			d.Error = &why
-			attempts := job.Attempts + 1
-			if out.Permanent || attempts > len(schedule) {
-				d.Status = DeliveryFailed
-				if err := tx.DropDelivery(job.MessageID); err != nil {
-					return err
-				}
-			} else {
-				d.Status = DeliveryPending
-				if err := tx.RetryDelivery(job.MessageID, attempts, At(now.Add(schedule[attempts-1]))); err != nil {
-					return err
-				}
-			}
-		}
-		if err := tx.SetMessageDelivery(job.OrgID, job.MessageID, d); err != nil {
-			return ignoreNotFound(err)
-		}
-		return s.EmitStream(tx, job.OrgID, job.ChatID, StreamMessageDelivery, DeliveryChange{
-			MessageID: job.MessageID, ChatID: job.ChatID, Delivery: d})
-	})
 }
 
 // DeliveryChange is the data of message.delivery.

@@ -42,7 +42,7 @@ import (
 
 type options struct {
 	sessions, rate, seconds, apiCalls int
-	debounce                          time.Duration
+	debounce, tick                    time.Duration
 }
 
 func main() {
@@ -52,6 +52,7 @@ func main() {
 	flag.IntVar(&o.seconds, "seconds", 10, "phase 2: how long")
 	flag.IntVar(&o.apiCalls, "api-calls", 2000, "GET /orgs/c calls per p99 measurement")
 	flag.DurationVar(&o.debounce, "debounce", 100*time.Millisecond, "assistants.debounce")
+	flag.DurationVar(&o.tick, "tick", 250*time.Millisecond, "assistants.tick (how often the run worker looks for runs whose debounce is over)")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -76,6 +77,7 @@ func run(o options) error {
 	cfg.Secrets.KeyFile = filepath.Join(dir, "app.key")
 	cfg.HTTP.RateLimitPerMinute = 1 << 30
 	cfg.Assistants.Debounce = o.debounce
+	cfg.Assistants.Tick = o.tick
 	cfg.Channels.Widget = cli.WidgetConfig{} // no visitor limits: one address plays every visitor
 	rt, err := cli.Build(ctx, cfg, cli.Options{Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {

@@ -25,7 +25,11 @@ func (s *Server) chatStream(rq *Request) error {
 // streamChat serves the stream of the chat rq.Param("id") of rq.Org() from a resume point;
 // rewrite, when set, turns each stored event into what the client may see (sseWriter).
 func (s *Server) streamChat(rq *Request, from resumePoint, rewrite func(string, []byte) ([]byte, bool)) error {
-	sub, snap, err := s.cfg.Hub.Subscribe(rq.Ctx(), stream.Filter{OrgID: rq.Org(), ChatID: rq.Param("id")})
+	f := stream.Filter{OrgID: rq.Org(), ChatID: rq.Param("id")}
+	if rewrite != nil {
+		f.Buffer = visitorStreamBuffer
+	}
+	sub, snap, err := s.cfg.Hub.Subscribe(rq.Ctx(), f)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,12 @@ import (
 // headers, by the query parameter token), never by a key; every answer is the visitor's own
 // view (app/channel/widget), and another widget's or another visitor's object is not_found.
 
+// visitorStreamBuffer bounds the items a visitor's stream may have waiting (the hub drops a
+// subscriber that falls further behind; the widget resumes with Last-Event-ID): one chat's
+// events and deltas need a fraction of an inbox's events.stream_buffer, and 5,000 open
+// visitor streams then hold 1 KiB of queue each instead of 8.
+const visitorStreamBuffer = 128
+
 // maxVisitorBody bounds a visitor's JSON body: 4,000 characters of text fit in it.
 const maxVisitorBody = 32 << 10
 

@@ -55,6 +55,9 @@ type Filter struct {
 	Types map[string]bool
 	// Area tells whether the subscriber may see events of a permission area (nil: all).
 	Area func(area string) bool
+	// Buffer, when positive, bounds this subscriber's waiting items instead of the hub's
+	// Buffer: a widget visitor follows one chat and needs far less room than an inbox.
+	Buffer int
 }
 
 // Matches tells whether the subscriber sees a stored event.
@@ -106,7 +109,11 @@ func (h *Hub) Subscribe(ctx context.Context, f Filter) (*Subscriber, Snapshot, e
 	if h.closed {
 		return nil, Snapshot{}, ErrClosed
 	}
-	c := make(chan *Item, h.opt.Buffer)
+	size := h.opt.Buffer
+	if f.Buffer > 0 {
+		size = min(f.Buffer, size)
+	}
+	c := make(chan *Item, size)
 	s := &Subscriber{C: c, c: c, ended: make(chan struct{}), filter: f}
 	h.subs[s] = struct{}{}
 	snap := Snapshot{LastSeq: h.last}

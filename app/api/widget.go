@@ -63,6 +63,9 @@ type widgetInfo struct {
 	WelcomeBanner     string   `json:"welcome_banner"`
 	SuggestedMessages []string `json:"suggested_messages"`
 	RequireIdentity   bool     `json:"require_identity"`
+	// AsksRating: the assistant asks for a 1-5 rating when a chat is resolved
+	// (enable_auto_csat); the widget then offers the scores.
+	AsksRating bool `json:"asks_rating"`
 }
 
 func (s *Server) visitorStart(rq *Request) error {
@@ -114,7 +117,8 @@ func (s *Server) visitorAnswer(rq *Request, v app.Visitor, token string) (visito
 	out := visitorAnswer{Token: token, Chats: []widget.Chat{},
 		Session: visitorSession{ID: v.Session.ID, ContactID: v.Session.ContactID, Identified: v.Session.UserID != ""},
 		Widget: widgetInfo{Name: a.Name, AvatarURL: a.AvatarURL, WelcomeBanner: conv.WelcomeBanner,
-			SuggestedMessages: conv.SuggestedMessages, RequireIdentity: v.Deployment.RequireIdentity()}}
+			SuggestedMessages: conv.SuggestedMessages, RequireIdentity: v.Deployment.RequireIdentity(),
+			AsksRating: conv.EnableAutoCSAT}}
 	if out.Widget.SuggestedMessages == nil {
 		out.Widget.SuggestedMessages = []string{}
 	}

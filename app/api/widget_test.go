@@ -514,3 +514,50 @@ func TestWidgetFileUpload(t *testing.T) {
 			"file": map[string]any{"id": "file_forged"}}}}}}).Expect(400)
 	upload("", 10).Expect(400)
 }
+
+// TestWidgetRating: when a member resolves the chat of an assistant that asks for ratings,
+// the visitor's stream shows the chat CLOSED and the rating question; the visitor's "5" is the
+// chat's csat_score.
+func TestWidgetRating(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t, apitest.NoRuns)
+	asst := newAssistant(t, e, e.AdminKey, map[string]any{"name": "Aria", "config": map[string]any{
+		"conversation": map[string]any{"enable_auto_csat": true}}})
+	var d map[string]any
+	e.Do("POST", asiPath(asst), e.AdminKey, map[string]any{"integration_id": "internal", "name": "w"}).Expect(201).JSON(&d)
+	w := &widgetEnv{e: e, asst: asst, asi: d["id"].(string)}
+	tok, s := w.start(t, map[string]any{})
+	if s["widget"].(map[string]any)["asks_rating"] != true {
+		t.Fatalf("widget %v", s["widget"])
+	}
+	var sent map[string]any
+	w.visitor("POST", "/messages", tok, map[string]any{"text": "thanks, all good"}).Expect(201).JSON(&sent)
+	chatID := sent["chat"].(map[string]any)["id"].(string)
+	vs := e.Stream(w.api("/stream?token="+tok), "", "")
+	defer vs.Close()
+	vs.Expect("sync")
+	e.Do("PATCH", "/orgs/c/chats/"+chatID, e.AdminKey, map[string]any{"state": "CLOSED"}).Expect(200)
+	var question, closed map[string]any
+	for question == nil || closed == nil {
+		switch ev := vs.Next(); ev.Type {
+		case "message.created":
+			question = ev.Map(t)
+		case "chat.updated":
+			if c := ev.Map(t); c["state"] == "CLOSED" {
+				closed = c
+			}
+		}
+	}
+	if question["role"] != "assistant" || question["text"] != app.CSATQuestion {
+		t.Fatalf("rating question %v", question)
+	}
+	if closed["csat_score"] != nil {
+		t.Fatalf("closed chat %v", closed)
+	}
+	w.visitor("POST", "/messages", tok, map[string]any{"text": "5"}).Expect(201)
+	var chat map[string]any
+	e.Do("GET", "/orgs/c/chats/"+chatID, e.AdminKey, nil).Expect(200).JSON(&chat)
+	if chat["state"].(map[string]any)["csat_score"] != float64(5) {
+		t.Fatalf("csat_score %v", chat["state"].(map[string]any)["csat_score"])
+	}
+}

@@ -5238,6 +5238,8 @@ type VisitorSession struct {
 	// Token the session token (`wst_...`), answered by create only; send it as `X-Session-Token` (the stream: `token` query parameter)
 	Token  *string `json:"token,omitempty"`
 	Widget struct {
+		// AsksRating the assistant asks for a 1-5 rating when a chat is resolved (enable_auto_csat): the widget offers the scores; the visitor's next message is the rating
+		AsksRating        bool     `json:"asks_rating"`
 		AvatarUrl         string   `json:"avatar_url"`
 		Name              string   `json:"name"`
 		RequireIdentity   bool     `json:"require_identity"`

@@ -6,7 +6,7 @@
   var asi = document.body.getAttribute("data-integration");
   var api = "/widget/" + encodeURIComponent(asi) + "/api";
   var key = "appwidget:" + asi;
-  var token = null, chatID = null, es = null, started = false, who = null, msgs = {}, count = 0;
+  var token = null, chatID = null, es = null, started = false, who = null, msgs = {}, count = 0, rates = false;
 
   function $(id) { return document.getElementById(id); }
   function stored() { try { return JSON.parse(localStorage.getItem(key)); } catch (e) { return null; } }
@@ -60,6 +60,7 @@
     showError("");
     $("send").hidden = false;
     var w = r.widget;
+    rates = w.asks_rating;
     $("title").textContent = w.name;
     if (w.welcome_banner) { $("banner").textContent = w.welcome_banner; $("banner").hidden = false; }
     suggest(w.suggested_messages || []);
@@ -127,7 +128,7 @@
     } else {
       note.hidden = true;
     }
-    $("csat").hidden = !(c.state === "CLOSED" && c.csat_score == null);
+    $("csat").hidden = !(rates && c.state === "CLOSED" && c.csat_score == null);
   }
   function suggest(list) {
     var box = $("suggested");

@@ -61,3 +61,9 @@ func (s *Service) authenticate(ctx context.Context, hash []byte) (p Principal, s
 	}
 	return p, stored, err
 }
+
+// AuthVersion grows with every change to a key, a member or a role, by any process: open
+// event streams watch it to end those a change revoked (app/api/streamguard.go).
+func (s *Service) AuthVersion(ctx context.Context) (int64, error) {
+	return s.Store.AuthVersion(ctx)
+}

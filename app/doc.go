@@ -29,6 +29,6 @@
 // contacts.go with app/api/contacts.go and sqlite/contacts.go. A change that others must
 // hear of calls Emit (events.go: a webhook event and a stream event in the same
 // transaction); work for a worker is a row the worker claims (deliveries.go, sending.go,
-// knowledgework.go, runwork.go). docs/architecture.md tells the same with the request,
+// knowledgework.go, runwork.go). docs/architecture.md is the map; docs/internals/ tells the request,
 // event and run paths step by step.
 package app

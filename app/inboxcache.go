@@ -36,7 +36,9 @@ func (c *inboxCache) put(key string, version int64, l List[Chat]) {
 	c.answers.Put(key, version, l, len(l.Items)+1)
 }
 
-// inboxKey names one inbox question; window is "" for the count of the whole list.
+// inboxKey names one inbox question; window is "" for the count of the whole list. It lists
+// the filter's fields by hand (no reflection on the path of every inbox request);
+// TestCacheKeysNameEveryField fails when a field of InboxFilter is left out.
 func inboxKey(orgID string, f InboxFilter, window string) string {
 	if f.Filter != "ASSIGNED_TO_ME" {
 		f.MemberID = "" // the same view for every member

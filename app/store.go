@@ -6,17 +6,31 @@ import (
 	"encoding/json"
 )
 
-// Store runs work in a transaction. Write transactions are serialized on one connection, so
-// a service can read, decide and write (and emit events) without races; Read runs on a
-// snapshot from the reader pool.
+// Store runs work in a transaction; Read runs on a snapshot of committed data.
+//
+// Two contracts the domain relies on without saying so at each call (app/storetest proves
+// them; docs/decisions/store-backends.md says what else a second backend needs):
+//
+//  1. Writes are serialized. No two Write transactions interleave: a service reads, decides
+//     and writes (a unique name, the next position, a balance, a claim) inside one Write
+//     with no lock of its own, and that is race-free only because nothing else writes
+//     between its read and its write. A Write whose function fails leaves nothing of what it
+//     wrote, and nothing of another Write's is lost with it.
+//  2. Stream sequence numbers follow commit order. A stream event's seq (StreamTx) is visible
+//     to readers no later than every smaller seq, so a reader that resumes "after the last
+//     seq I saw" (the hub, every SSE client, Last-Event-ID) never skips an event committed
+//     late with a smaller number. One writer gives it for free; a backend with concurrent
+//     writers must hand seqs out at commit, or serialize the writers that stream.
 type Store interface {
 	Read(ctx context.Context, fn func(Tx) error) error
 	Write(ctx context.Context, fn func(Tx) error) error
 	// AuthVersion is KeyTx.AuthVersion on the latest committed state, without a transaction.
 	AuthVersion(ctx context.Context) (int64, error)
-	// DataVersion changes whenever anything is committed, by any process, and is read
-	// without a transaction; ok is false when the store cannot tell (then keep nothing by it).
-	DataVersion() (v int64, ok bool)
+	// OrgVersion changes whenever anything the organization's answers are made of may have
+	// changed: a write made for it (WithWriteScope), a write made for no organization in
+	// particular, or any commit by another process. Read without a transaction; ok is false
+	// when the store cannot tell (then keep nothing by it).
+	OrgVersion(orgID string) (v int64, ok bool)
 }
 
 // Tx is everything a service can do inside one transaction. Each aggregate declares its part

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/subtle"
 	"net"
 	"net/netip"
 	"net/url"
@@ -275,4 +276,18 @@ func article(w string) string {
 		return "an " + w
 	}
 	return "a " + w
+}
+
+// WebhookSecretCurrent tells whether secret is still the signing secret of the endpoint
+// (compared in constant time); a deleted endpoint has none.
+func (s *Service) WebhookSecretCurrent(ctx context.Context, orgID, id, secret string) (bool, error) {
+	var w Webhook
+	err := s.Store.Read(ctx, func(tx Tx) (err error) {
+		w, err = tx.GetWebhook(orgID, id)
+		return err
+	})
+	if IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil && subtle.ConstantTimeCompare([]byte(w.Secret), []byte(secret)) == 1, err
 }

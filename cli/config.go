@@ -39,6 +39,12 @@ type EventsConfig struct {
 	StreamRetention time.Duration `mapstructure:"stream_retention"`
 	StreamHeartbeat time.Duration `mapstructure:"stream_heartbeat"`
 	StreamBuffer    int           `mapstructure:"stream_buffer"`
+	// The streams' own budget (app/budget, docs/operations.md "Streams"): open SSE streams
+	// in all, and per API key, member and client IP.
+	MaxStreams          int `mapstructure:"max_streams"`
+	MaxStreamsPerKey    int `mapstructure:"max_streams_per_key"`
+	MaxStreamsPerMember int `mapstructure:"max_streams_per_member"`
+	MaxStreamsPerIP     int `mapstructure:"max_streams_per_ip"`
 }
 
 // DBConfig locates the SQLite file.
@@ -72,6 +78,9 @@ type HTTPConfig struct {
 	CORS       CORSConfig    `mapstructure:"cors"`
 	Compress   bool          `mapstructure:"compress"`
 	DrainDelay time.Duration `mapstructure:"drain_delay"`
+	// KeptAnswers serves GET contact and contact pages from answers kept encoded while their
+	// organization is unchanged (app/api/kept.go, docs/decisions/kept-answers.md).
+	KeptAnswers bool `mapstructure:"kept_answers"`
 }
 
 // TLSConfig serves HTTPS from files or from ACME.
@@ -168,7 +177,7 @@ var defaults = map[string]any{
 	"http.write_timeout":             "60s",
 	"http.idle_timeout":              "2m",
 	"http.max_header_bytes":          64 << 10,
-	"http.max_connections":           1024,
+	"http.max_connections":           10000,
 	"http.shutdown_timeout":          "30s",
 	"webhooks.tick":                  "1s",
 	"webhooks.workers":               16,
@@ -197,6 +206,10 @@ var defaults = map[string]any{
 	"events.stream_retention":          "24h",
 	"events.stream_heartbeat":          "15s",
 	"events.stream_buffer":             1024,
+	"events.max_streams":               8000,
+	"events.max_streams_per_key":       50,
+	"events.max_streams_per_member":    100,
+	"events.max_streams_per_ip":        200,
 	"knowledge.max_extract_seconds":    30,
 	"knowledge.max_pages_per_file":     1000,
 	"knowledge.max_file_bytes":         10 << 20,
@@ -213,6 +226,7 @@ var defaults = map[string]any{
 	"debug.pprof_addr":                 "",
 	"http.cors.allowed_origins":        []string{},
 	"http.compress":                    true,
+	"http.kept_answers":                true,
 	"http.drain_delay":                 "0s",
 	"assistants.auto_resolve_after":    "24h",
 	"assistants.follow_up_after":       "4h",
@@ -317,6 +331,9 @@ func (c Config) validate() error {
 	}
 	if c.Events.StreamRetention <= 0 || c.Events.StreamHeartbeat <= 0 || c.Events.StreamBuffer < 1 {
 		return fmt.Errorf("config: events.stream_retention, events.stream_heartbeat and events.stream_buffer must be positive")
+	}
+	if err := c.Events.validateStreams(c.HTTP.MaxConnections); err != nil {
+		return err
 	}
 	if k := c.Knowledge; k.MaxExtractSeconds < 1 || k.MaxPagesPerFile < 1 || k.MaxFileBytes < 1 {
 		return fmt.Errorf("config: knowledge.max_extract_seconds, knowledge.max_pages_per_file and knowledge.max_file_bytes must be positive")

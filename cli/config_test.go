@@ -165,6 +165,11 @@ func TestDefaults(t *testing.T) {
 		{"knowledge.max_pages_per_file", c.Knowledge.MaxPagesPerFile, 1000},
 		{"knowledge.max_file_bytes", c.Knowledge.MaxFileBytes, int64(10 << 20)},
 		{"http.shutdown_timeout", c.HTTP.ShutdownTimeout, 30 * time.Second},
+		{"http.max_connections", c.HTTP.MaxConnections, 10000},
+		{"events.max_streams", c.Events.MaxStreams, 8000},
+		{"events.max_streams_per_key", c.Events.MaxStreamsPerKey, 50},
+		{"events.max_streams_per_member", c.Events.MaxStreamsPerMember, 100},
+		{"events.max_streams_per_ip", c.Events.MaxStreamsPerIP, 200},
 	}
 	for _, w := range want {
 		if !reflect.DeepEqual(w.got, w.want) {
@@ -314,6 +319,9 @@ func TestConfigValidation(t *testing.T) {
 		{"no extraction time", "knowledge: {max_extract_seconds: 0}", "knowledge.max_extract_seconds"},
 		{"no pages per file", "knowledge: {max_pages_per_file: -1}", "knowledge.max_pages_per_file"},
 		{"no file bytes", "knowledge: {max_file_bytes: 0}", "knowledge.max_file_bytes"},
+		{"no streams per key", "events: {max_streams_per_key: 0}", "events.max_streams_per_key"},
+		{"no streams per ip", "events: {max_streams_per_ip: -1}", "events.max_streams_per_ip"},
+		{"streams fill the connections", "{http: {max_connections: 100}, events: {max_streams: 100}}", "at most 90"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

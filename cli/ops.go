@@ -42,7 +42,7 @@ func (rt *Runtime) wireOps(clock app.Clock) {
 // apiOps is the HTTP layer's share of the operational settings.
 func (rt *Runtime) apiOps(cfg Config) api.Ops {
 	return api.Ops{Metrics: rt.Metrics, MetricsToken: cfg.Metrics.Token, CORSOrigins: cfg.HTTP.CORS.AllowedOrigins,
-		Compress: cfg.HTTP.Compress, Ready: rt.ready.Load, Idempotency: rt.DB}
+		Compress: cfg.HTTP.Compress, KeptAnswers: cfg.HTTP.KeptAnswers, Ready: rt.ready.Load, Idempotency: rt.DB}
 }
 
 // purgeIdempotencyKeys is the janitor's task for answers kept past app.IdempotencyTTL.

@@ -15,6 +15,7 @@ import (
 	"wsapi/app"
 	"wsapi/app/api"
 	"wsapi/app/assist"
+	"wsapi/app/budget"
 	"wsapi/app/delivery"
 	"wsapi/app/janitor"
 	"wsapi/app/knowledge"
@@ -42,6 +43,9 @@ type Runtime struct {
 	Runner     *assist.Runner
 	Delivery   *delivery.Worker
 	Metrics    *api.Metrics
+	// Streams is the budget of open event streams every streaming route acquires from
+	// (events.max_streams and the caps per key, member and IP).
+	Streams *budget.Budget
 
 	ready atomic.Bool // /readyz: started and not draining
 
@@ -103,6 +107,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		db.Close()
 		return nil, err
 	}
+	rt.Streams = streamBudget(cfg.Events)
 	handler := api.New(rt.Service, db, api.Config{
 		MaxBodyBytes:       cfg.HTTP.MaxBodyBytes,
 		RateLimitPerMinute: cfg.HTTP.RateLimitPerMinute,
@@ -113,6 +118,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		WriteTimeout:       cfg.HTTP.WriteTimeout,
 		Hub:                rt.Hub,
 		StreamHeartbeat:    cfg.Events.StreamHeartbeat,
+		Streams:            rt.Streams,
 		Ops:                rt.apiOps(cfg),
 		InboxCacheChats:    cfg.DB.InboxCacheChats,
 		PublicURL:          cfg.HTTP.PublicURL,

@@ -53,6 +53,7 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 		return err
 	}
 	defer rt.Close()
+	warnFileLimit(log, e.cfg.HTTP.MaxConnections)
 	srv := newHTTPServer(e.cfg.HTTP, rt.Handler)
 	srv.RegisterOnShutdown(rt.Hub.Close) // open streams end, so the drain does not wait on them
 	// Bind before the first-start banner: a taken port must not cost the only showing of the

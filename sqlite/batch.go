@@ -52,6 +52,8 @@ type writeResult struct {
 	// hooks run after the commit).
 	work     Work
 	streamed []app.StreamEvent
+	// changed: a statement of the write changed rows (the commit check, walindex.go).
+	changed bool
 }
 
 // errBatch marks the writes of a batch that a failure of the transaction itself undid.
@@ -124,9 +126,14 @@ func (db *DB) runBatch(batch []*writeCall) {
 		db.writeBatch(len(batch))
 	}
 	results := make([]writeResult, len(batch))
+	before, stamped := db.wal.read()
 	err := db.inBatch(batch, results)
 	var work Work
 	var streamed []app.StreamEvent // in seq order: the writes ran one after the other
+	// changed: the committed writes reported rows changed, so the commit must move the WAL
+	// index's stamp (checkCommit). Unless clean, it proves nothing: a write undone to its
+	// savepoint may have reported rows the commit does not hold.
+	clean, changed := err == nil, false
 	for i := range results {
 		r := &results[i]
 		if err != nil && r.err == nil && r.panicked == nil {
@@ -135,8 +142,12 @@ func (db *DB) runBatch(batch []*writeCall) {
 		if r.err == nil && r.panicked == nil {
 			work |= r.work
 			streamed = append(streamed, r.streamed...)
+			changed = changed || r.changed
+		} else {
+			clean = false
 		}
 	}
+	db.checkCommit(before, stamped, clean && changed)
 	if work != 0 && db.onQueued != nil {
 		db.onQueued(work)
 	}
@@ -149,7 +160,8 @@ func (db *DB) runBatch(batch []*writeCall) {
 }
 
 // inBatch runs the batch's writes in one transaction and commits it. An error it answers
-// undid the whole transaction: it is every otherwise successful write's.
+// undid the whole transaction: it is every otherwise successful write's. The organizations'
+// versions account for the commit (orgversions.go).
 func (db *DB) inBatch(batch []*writeCall, results []writeResult) error {
 	// Not the callers' contexts: a statement interrupted by one would roll back the whole
 	// transaction, every write of the batch with it. A write whose context has ended before
@@ -158,7 +170,23 @@ func (db *DB) inBatch(batch []*writeCall, results []writeResult) error {
 	if err != nil {
 		return txErr("begin", err)
 	}
-	defer tx.Rollback() // after a commit, a no-op
+	b := db.versions.begin(db.wal, tx)
+	committed, rest, err := db.runTx(tx, batch, results)
+	_ = tx.Rollback() // after a commit, a no-op; the writer's one connection is free again
+	orgIDs, all := batchScope(batch)
+	db.versions.end(db.wal, db.writer, b, committed, orgIDs, all)
+	if committed {
+		db.ckpt.committed(db.writer)
+	}
+	if err == nil && rest < len(batch) {
+		return db.inBatch(batch[rest:], results[rest:])
+	}
+	return err
+}
+
+// runTx runs the writes in tx and commits it; when the first write fails, the transaction
+// is undone and rest is where a new one must start.
+func (db *DB) runTx(tx *sql.Tx, batch []*writeCall, results []writeResult) (committed bool, rest int, err error) {
 	first := true
 	for i, c := range batch {
 		if err := c.ctx.Err(); err != nil {
@@ -175,22 +203,18 @@ func (db *DB) inBatch(batch []*writeCall, results []writeResult) error {
 				continue
 			}
 			if err := tx.Rollback(); err != nil {
-				return txErr("rollback", err)
+				return false, len(batch), txErr("rollback", err)
 			}
-			if i+1 == len(batch) {
-				return nil
-			}
-			return db.inBatch(batch[i+1:], results[i+1:])
+			return false, i + 1, nil
 		}
 		if err := db.runWrite(tx, c, &results[i]); err != nil {
-			return fmt.Errorf("%w: %w", errBatch, err)
+			return false, len(batch), fmt.Errorf("%w: %w", errBatch, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return txErr("commit", err)
+		return false, len(batch), txErr("commit", err)
 	}
-	db.ckpt.committed(db.writer)
-	return nil
+	return true, len(batch), nil
 }
 
 // runFirst runs the first write of a transaction, without a savepoint; false when it
@@ -198,7 +222,7 @@ func (db *DB) inBatch(batch []*writeCall, results []writeResult) error {
 func (db *DB) runFirst(tx *sql.Tx, c *writeCall, r *writeResult) bool {
 	t := &Tx{tx: tx, ctx: context.WithoutCancel(c.ctx), db: db}
 	r.panicked, r.err = callWrite(c.fn, t)
-	r.work, r.streamed = t.queued, t.streamed
+	r.work, r.streamed, r.changed = t.queued, t.streamed, t.changed
 	return r.err == nil && r.panicked == nil
 }
 
@@ -211,7 +235,7 @@ func (db *DB) runWrite(tx *sql.Tx, c *writeCall, r *writeResult) error {
 	}
 	t := &Tx{tx: tx, ctx: context.WithoutCancel(c.ctx), db: db}
 	r.panicked, r.err = callWrite(c.fn, t)
-	r.work, r.streamed = t.queued, t.streamed
+	r.work, r.streamed, r.changed = t.queued, t.streamed, t.changed
 	if r.err != nil || r.panicked != nil {
 		if _, err := tx.ExecContext(bg, "ROLLBACK TO write"); err != nil {
 			return err

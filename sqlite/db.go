@@ -52,6 +52,8 @@ type DB struct {
 	wal      *walIndex
 	commits  commitCount
 	authSeen sinceCommit
+	// versions number each organization's changes (orgversions.go, OrgVersion).
+	versions orgVersions
 }
 
 // SetSealer sets what seals secrets at rest; it must be set before secrets are stored.
@@ -191,6 +193,8 @@ type Tx struct {
 	messageEvents map[string]int
 	// readOnly: a snapshot of committed data, whose chats may be cached.
 	readOnly bool
+	// changed: a statement run through exec changed rows (the commit check, checkCommit).
+	changed bool
 }
 
 var _ app.Tx = (*Tx)(nil)
@@ -279,6 +283,12 @@ func txErr(step string, err error) error {
 
 func (t *Tx) exec(query string, args ...any) (sql.Result, error) {
 	res, err := t.tx.ExecContext(t.stmtCtx(), query, args...)
+	if err == nil && !t.changed {
+		// The driver reads the rows an INSERT, UPDATE or DELETE changed with every statement
+		// (sqlite3_changes): no call to SQLite here.
+		n, _ := res.RowsAffected()
+		t.changed = n > 0
+	}
 	return res, mapErr(err)
 }
 

@@ -13,6 +13,34 @@ import (
 // contact that holds their channel now, or none (migration 00015).
 func TestMigrationRepairsRecipientsOfGoneContacts(t *testing.T) {
 	t.Parallel()
+	repairFrom(t, 15)
+}
+
+// TestMigration24RepairsWhatTheFirst00015Missed: a database that ran 00015 as first shipped
+// (00015_oauth_states_used.sql, without the repair) still holds recipients of gone contacts;
+// 00024 repairs them, and run again on a repaired database it changes nothing.
+func TestMigration24RepairsWhatTheFirst00015Missed(t *testing.T) {
+	t.Parallel()
+	path := repairFrom(t, 24)
+	db, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if r, err := db.MigrateDown(bg); err != nil || r.Version != 24 {
+		t.Fatalf("down: %+v %v", r, err)
+	}
+	if err := db.Migrate(bg, nil); err != nil {
+		t.Fatal(err)
+	}
+	checkRepaired(t, path)
+}
+
+// repairFrom migrates a database, goes down to (and below) version, stores recipients of a
+// merged contact, of a deleted one and of one still there, migrates up again and checks the
+// repair. It answers the database's path.
+func repairFrom(t *testing.T, version int64) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "repair.db")
 	db, err := sqlite.Open(path)
 	if err != nil {
@@ -23,12 +51,12 @@ func TestMigrationRepairsRecipientsOfGoneContacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	org, _, _ := seedOrg(t, db, "a@example.com")
-	for { // down through 00015, whatever came after it
+	for { // down through version, whatever came after it
 		r, err := db.MigrateDown(bg)
-		if err != nil || r.Version < 15 {
+		if err != nil || r.Version < version {
 			t.Fatalf("down: %+v %v", r, err)
 		}
-		if r.Version == 15 {
+		if r.Version == version {
 			break
 		}
 	}
@@ -56,6 +84,18 @@ func TestMigrationRepairsRecipientsOfGoneContacts(t *testing.T) {
 	if err := db.Migrate(bg, nil); err != nil {
 		t.Fatal(err)
 	}
+	checkRepaired(t, path)
+	return path
+}
+
+// checkRepaired checks the recipients repairFrom stored.
+func checkRepaired(t *testing.T, path string) {
+	t.Helper()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
 	want := map[string]sql.NullString{"r_merged": {String: "ct_target", Valid: true}, "r_deleted": {}, "r_kept": {String: "ct_kept", Valid: true}}
 	for id, w := range want {
 		var got sql.NullString

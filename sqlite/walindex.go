@@ -1,8 +1,10 @@
 package sqlite
 
 import (
+	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 )
 
 // walStamp is the header SQLite keeps at the start of the WAL index (the -shm file beside
@@ -21,11 +23,28 @@ const walHeaderWords = 12
 type walIndex struct {
 	mu  sync.RWMutex // held while reading mem, so close never unmaps under a reader
 	mem []byte
+	// shm is the file mapped and file its identity when it was mapped (walindex_unix.go):
+	// a file of the same name but another identity is a new index, to be mapped again.
+	shm  string
+	file fileID
+	// frozen: a commit of this process left the stamp as it was, so the mapping no longer
+	// follows the database (checkCommit); callers then ask SQLite instead.
+	frozen atomic.Bool
+	warned sync.Once
 }
 
-// stamp is the current header, if it could be read whole: SQLite writes the second copy,
-// then the first, so equal copies read first then second are one header, not a torn one.
+// stamp is the current header, if it could be read whole and the mapping still follows
+// the database (see frozen).
 func (w *walIndex) stamp() (s walStamp, ok bool) {
+	if w == nil || w.frozen.Load() {
+		return s, false
+	}
+	return w.read()
+}
+
+// read is the header in the mapping, frozen or not: SQLite writes the second copy, then the
+// first, so equal copies read first then second are one header, not a torn one.
+func (w *walIndex) read() (s walStamp, ok bool) {
 	if w == nil {
 		return s, false
 	}
@@ -92,8 +111,63 @@ func (c *commitCount) of(s walStamp) int64 {
 	return c.n
 }
 
+// skip counts one more without a stamp: after the mapping was stale or replaced, no number
+// handed out before may stand for what is committed now.
+func (c *commitCount) skip() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last = walStamp{}
+	c.n++
+}
+
+// A stale mapping. The stamp is trusted because every commit rewrites the header; a mapping
+// that no longer sees those writes would answer one stamp for ever, and every cache kept by
+// it (the authentication version, the kept contact answers) would never learn of a change
+// again: a revoked key would keep working until a restart. That happens when the -shm file
+// is deleted and made anew under the process, or when a connection switches to exclusive
+// locking (its WAL index then lives in its own memory). So the writer checks its own commits:
+// a batch that changed rows must move the stamp.
+
+// checkCommit runs on the writer after each batch, with the stamp read before it began and
+// whether the batch changed rows (a statement of a committed write reported rows changed,
+// and no write of the batch was undone: rows undone to a savepoint are reported too). The
+// stamp moved: the mapping is live. It did not: if the file under the index's name is
+// another one than the one mapped, it is mapped again (that alone proves the mapping dead);
+// else, if the batch changed rows, the mapping is stale: DataVersion answers "not known"
+// from now on (callers ask SQLite) and the change is logged once. No statement: the rows a
+// statement changed come with its result; a stat only when the stamp did not move
+// (docs/decisions/wal-index-stamp.md).
+func (db *DB) checkCommit(before walStamp, stamped, wrote bool) {
+	w := db.wal
+	if w == nil {
+		return
+	}
+	after, ok := w.read()
+	if ok && stamped && after != before {
+		if w.frozen.CompareAndSwap(true, false) { // live again (its file came back, say)
+			db.commits.skip()
+		}
+		return
+	}
+	if w.remap() {
+		db.commits.skip()
+		slog.Warn("sqlite: the WAL index file was replaced; mapped it again", "file", w.shm)
+		return
+	}
+	if !ok || !stamped { // no whole header, before or after: nothing to compare
+		return
+	}
+	if wrote && !w.frozen.Swap(true) {
+		db.commits.skip()
+		w.warned.Do(func() {
+			slog.Warn("sqlite: a commit did not change the mapped WAL index; checking for changes by query from now on", "file", w.shm)
+		})
+	}
+}
+
 // DataVersion is a number that changes whenever anything is committed to the database, by
-// this process or another (app.Store). Without a WAL index mapping it is not known.
+// this process or another (the authentication version is kept under it, keys.go). Without a
+// WAL index mapping it is not known.
 func (db *DB) DataVersion() (int64, bool) {
 	s, ok := db.wal.stamp()
 	if !ok {

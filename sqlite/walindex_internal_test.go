@@ -186,3 +186,181 @@ func twoHandles(t *testing.T) (db, other *DB) {
 	t.Cleanup(func() { other.Close() })
 	return db, other
 }
+
+// staleMapping makes db's mapping read a copy of its index file, which no commit writes
+// again, as a mapping left behind by a -shm file deleted and made anew would. named is the
+// name the index goes by afterwards: the copy's own (the file under the name is still the
+// one mapped) or the real one (a new file is under it now).
+func staleMapping(t *testing.T, db *DB, realName bool) {
+	t.Helper()
+	shm := db.Path() + "-shm"
+	b, err := os.ReadFile(shm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(t.TempDir(), "stale-shm")
+	if err := os.WriteFile(copied, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stale := mapWALIndex(copied)
+	if stale == nil {
+		t.Fatal("the copy is not mapped")
+	}
+	old := db.wal
+	if realName {
+		stale.shm = shm
+	}
+	db.wal = stale
+	old.close()
+}
+
+// writeRows commits a write through the group commit that changes a row.
+func writeRows(t *testing.T, db *DB) {
+	t.Helper()
+	err := db.Write(context.Background(), func(tx app.Tx) error {
+		_, err := tx.(*Tx).exec(`UPDATE auth_version SET version = version + 1 WHERE id = 1`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStaleWALIndexFallsBackToQueries: a mapping that no longer follows the database (its
+// file is still the one under the name, so mapping again would not help) is noticed at the
+// first commit of this process that changes a row: DataVersion answers "not known" from then
+// on, and AuthVersion, which trusted it, sees every change another handle makes.
+func TestStaleWALIndexFallsBackToQueries(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, other := twoHandles(t)
+	writeRows(t, db) // the baseline of the writer's row count
+	staleMapping(t, db, false)
+	if _, ok := db.DataVersion(); !ok {
+		t.Fatal("no data version before the stale mapping was noticed")
+	}
+	// A commit that changes nothing, and one whose only change was undone, prove nothing.
+	if err := db.Write(ctx, func(app.Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	undone := db.Write(ctx, func(tx app.Tx) error {
+		if _, err := tx.(*Tx).exec(`UPDATE auth_version SET version = version + 1 WHERE id = 1`); err != nil {
+			return err
+		}
+		return app.ErrConflict
+	})
+	if undone == nil {
+		t.Fatal("the failing write succeeded")
+	}
+	if _, ok := db.DataVersion(); !ok {
+		t.Fatal("a commit that changed nothing froze the stamp")
+	}
+	writeRows(t, db)
+	if _, ok := db.DataVersion(); ok {
+		t.Fatal("a commit that left the mapped stamp as it was did not stop its use")
+	}
+	v0, err := db.AuthVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.writer.ExecContext(ctx, `UPDATE auth_version SET version = version + 1 WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := db.AuthVersion(ctx); err != nil || v != v0+1 {
+		t.Fatalf("after another handle's change the version is %d (%v), want %d", v, err, v0+1)
+	}
+}
+
+// TestReplacedWALIndexIsMappedAgain: when the file under the index's name is another one
+// than the one mapped, the first commit that does not move the stamp maps the new file, and
+// the stamp follows every commit again (with a number no earlier answer had).
+func TestReplacedWALIndexIsMappedAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, other := twoHandles(t)
+	writeRows(t, db)
+	v0, ok := db.DataVersion()
+	if !ok {
+		t.Fatal("no data version")
+	}
+	staleMapping(t, db, true)
+	writeRows(t, db)
+	v1, ok := db.DataVersion()
+	if !ok {
+		t.Fatal("no data version after the index was mapped again")
+	}
+	if v1 == v0 {
+		t.Fatal("the data version did not move over the commit that found the stale mapping")
+	}
+	if _, err := other.writer.ExecContext(ctx, `UPDATE auth_version SET version = version + 1 WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if v2, ok := db.DataVersion(); !ok || v2 == v1 {
+		t.Fatalf("another handle's commit left the data version at %d (%v)", v2, ok)
+	}
+}
+
+// TestWALIndexFileMadeAnewIsMappedAgain: when every connection of the process has closed
+// (SQLite's last close deletes the -shm file; a restore or a clean-up script would too), the
+// next connection makes a new index file and the old mapping reads one nothing writes any
+// more. The first commit
+// notices, maps the new file, and the stamp follows commits again.
+func TestWALIndexFileMadeAnewIsMappedAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openInternal(t)
+	writeRows(t, db)
+	v0, ok := db.DataVersion()
+	if !ok {
+		t.Fatal("no data version")
+	}
+	idle := func(n int) {
+		db.writer.SetMaxIdleConns(n)
+		db.reader.SetMaxIdleConns(n)
+	}
+	db.ckpt.close() // its connection too (it may be copying the WAL right now)
+	idle(0)         // every connection to the file closes: SQLite's last close deletes the -shm itself
+	if err := os.Remove(db.Path() + "-shm"); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	idle(2)
+	writeRows(t, db) // a new writer connection, which makes a new -shm
+	if _, err := os.Stat(db.Path() + "-shm"); err != nil {
+		t.Fatalf("no new index file: %v", err)
+	}
+	v1, ok := db.DataVersion()
+	if !ok || v1 == v0 {
+		t.Fatalf("after the index file was made anew the data version is %d (%v), was %d", v1, ok, v0)
+	}
+	other, err := Open(db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.writer.ExecContext(ctx, `UPDATE auth_version SET version = version + 1 WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if v2, ok := db.DataVersion(); !ok || v2 == v1 {
+		t.Fatalf("another handle's commit left the data version at %d (%v)", v2, ok)
+	}
+}
+
+// TestWritesThatChangeNothingKeepTheStamp: on a live mapping, writes that change no row
+// (the first on a connection that migrated, later ones, one undone) never stop the stamp's use.
+func TestWritesThatChangeNothingKeepTheStamp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openInternal(t) // its writer ran the migrations, which changed rows
+	for range 3 {
+		if err := db.Write(ctx, func(app.Tx) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeRows(t, db)
+	if err := db.Write(ctx, func(app.Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := db.DataVersion(); !ok {
+		t.Fatal("writes on a live mapping stopped the stamp's use")
+	}
+}

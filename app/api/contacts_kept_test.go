@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"wsapi/cli"
 )
 
 // TestGetContactKeptOnlyWhileUnchanged: GET contact answers again from the body kept encoded
@@ -211,5 +213,88 @@ func TestKeptContactsPageGzipped(t *testing.T) {
 	}
 	if after := metricValue(scrape(t, e), "wsapi_http_kept_answers_total"); after < before+2 {
 		t.Errorf("kept answers %v -> %v: the gzipped pages were not served from what is kept", before, after)
+	}
+}
+
+// TestKeptContactsOutliveOtherOrganizationsWrites: answers kept for one organization are
+// served again after another organization's write through the API, and never after a write
+// of their own organization or a write by another process, whichever organization that
+// raw write touched.
+func TestKeptContactsOutliveOtherOrganizationsWrites(t *testing.T) {
+	t.Parallel()
+	e := metricsEnv(t)
+	ann := ctNamed(e, "Ann")
+	other, otherKey := e.OrgWithAdmin("Other")
+	ola := ctContact(e, otherKey, other.ID, map[string]any{"name": "Ola", "channels": []map[string]any{}})["id"].(string)
+	path := "/orgs/c/contacts/" + ann
+	kept := func() float64 { return metricValue(scrape(t, e), "wsapi_http_kept_answers_total") }
+	name := func() string { return e.Do("GET", path, e.AdminKey, nil).Expect(200).Map()["name"].(string) }
+	page := func() string {
+		return e.Do("GET", "/orgs/c/contacts?take=5", e.AdminKey, nil).Expect(200).List()[0]["name"].(string)
+	}
+	// keptAfter answers whether both GETs were served from what is kept right after change
+	// (a background commit in between would retire them: the caller tries again).
+	keptAfter := func(change func()) bool {
+		name()
+		page()
+		change()
+		before := kept()
+		name()
+		page()
+		return kept() == before+2
+	}
+
+	n := 0
+	e.Eventually(5*time.Second, "the kept answers served after another organization's writes", func() bool {
+		n++
+		return keptAfter(func() {
+			e.Do("PATCH", "/orgs/"+other.ID+"/contacts/"+ola, otherKey, map[string]any{"name": fmt.Sprintf("Ola %d", n)}).Expect(200)
+			ctContact(e, otherKey, other.ID, map[string]any{"name": fmt.Sprintf("New %d", n), "channels": []map[string]any{}})
+		})
+	})
+
+	for _, s := range []struct {
+		what   string
+		change func()
+		want   string
+	}{
+		{"a PATCH of the contact", func() {
+			e.Do("PATCH", path, e.AdminKey, map[string]any{"name": "Bea"}).Expect(200)
+		}, "Bea"},
+		{"another process writes to another organization", func() {
+			icExec(t, icWriter(t, e), `UPDATE contacts SET name = 'Olga' WHERE id = ?`, ola)
+		}, "Bea"},
+		{"another process writes to this organization", func() {
+			icExec(t, icWriter(t, e), `UPDATE contacts SET name = 'Cy' WHERE id = ?`, ann)
+		}, "Cy"},
+	} {
+		if keptAfter(s.change) {
+			t.Errorf("%s: the next GETs were served from what was kept before it", s.what)
+		}
+		if got, first := name(), page(); got != s.want || first != s.want {
+			t.Errorf("%s: GET answers %q, the page %q; want %q", s.what, got, first, s.want)
+		}
+	}
+	if got := e.Do("GET", "/orgs/"+other.ID+"/contacts/"+ola, otherKey, nil).Expect(200).Map()["name"]; got != "Olga" {
+		t.Errorf("the other organization's contact reads %q after the raw write", got)
+	}
+}
+
+// TestKeptAnswersTurnedOff: with http.kept_answers false nothing is served from what is
+// kept, and the answers are the same.
+func TestKeptAnswersTurnedOff(t *testing.T) {
+	t.Parallel()
+	e := metricsEnv(t, func(c *cli.Config) { c.HTTP.KeptAnswers = false })
+	ann := ctNamed(e, "Ann")
+	for range 3 {
+		if got := e.Do("GET", "/orgs/c/contacts/"+ann, e.AdminKey, nil).Expect(200).Map()["name"]; got != "Ann" {
+			t.Fatalf("GET answers %q", got)
+		}
+		if l := e.Do("GET", "/orgs/c/contacts?take=5", e.AdminKey, nil).Expect(200).List(); len(l) != 1 || l[0]["id"] != ann {
+			t.Fatalf("the page answers %v", l)
+		}
+	}
+	if n := metricValue(scrape(t, e), "wsapi_http_kept_answers_total"); n != 0 {
+		t.Errorf("%v answers served from what is kept with kept answers off", n)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"io"
 	"net/http"
 	"time"
@@ -52,7 +51,7 @@ func (s *Server) idempotent(rt *route, rq *Request, serve func()) error {
 	if n := len(key); n < 1 || n > 255 {
 		return app.Invalid(idempotencyHeader, "must be 1 to 255 characters")
 	}
-	hash, err := s.requestHash(rq)
+	hash, err := s.requestHash(rt, rq)
 	if err != nil {
 		return err
 	}
@@ -64,7 +63,7 @@ func (s *Server) idempotent(rt *route, rq *Request, serve func()) error {
 		return err
 	}
 	if !claimed {
-		return s.replay(rq, prev, hash)
+		return s.replay(rt, rq, prev, hash)
 	}
 	rec := &responseCapture{ResponseWriter: rq.W}
 	rq.W = rec
@@ -101,23 +100,21 @@ func storable(status int) bool {
 	return status >= 400 && status < 500
 }
 
-// requestHash reads the body (up to http.max_body_bytes, then gives it back to the handler)
-// and hashes it with what else makes the request: the path and the API key making it, so a
-// key reused by another API key or on another object reads as a different request.
-func (s *Server) requestHash(rq *Request) (string, error) {
-	limit := s.cfg.MaxBodyBytes
-	if rq.R.ContentLength > limit {
-		return "", errTooLarge
+// requestHash hashes what makes the request: the path, the API key making it (so a key
+// reused by another API key or on another object reads as a different request) and the body,
+// read within the route's own bound. A route that takes no body has none read, whatever the
+// client sends (the audit's 16 MiB bodies sent to such routes held that much memory each);
+// a body is read once and kept for the handler (Request.Decode).
+func (s *Server) requestHash(rt *route, rq *Request) (string, error) {
+	var body []byte
+	if rt.body {
+		var err error
+		if body, err = readBody(rq.W, rq.R, rq.limit); err != nil {
+			return "", err
+		}
+		rq.body = body
+		rq.R.Body = io.NopCloser(bytes.NewReader(body)) // handlers that read the request themselves
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(rq.W, rq.R.Body, limit))
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return "", errTooLarge
-	}
-	if err != nil {
-		return "", &app.Error{Code: app.CodeInvalidArgument, Message: "could not read the request body"}
-	}
-	rq.R.Body = io.NopCloser(bytes.NewReader(body))
 	h := sha256.New()
 	for _, part := range []string{rq.Caller.Principal.Key.ID, rq.R.URL.Path, rq.R.Header.Get("Content-Type")} {
 		h.Write([]byte(part))
@@ -128,7 +125,7 @@ func (s *Server) requestHash(rq *Request) (string, error) {
 }
 
 // replay answers a retry from the stored first answer, or says why it cannot.
-func (s *Server) replay(rq *Request, prev app.StoredResponse, hash string) error {
+func (s *Server) replay(rt *route, rq *Request, prev app.StoredResponse, hash string) error {
 	if prev.RequestHash != hash {
 		return &app.Error{Code: app.CodeConflict, Message: "this Idempotency-Key was used with a different request",
 			Fields: map[string]string{idempotencyHeader: "was used with a different request body, path or API key"}}
@@ -136,6 +133,15 @@ func (s *Server) replay(rq *Request, prev app.StoredResponse, hash string) error
 	if !prev.Done {
 		return &app.Error{Code: app.CodeConflict, Message: "a request with this Idempotency-Key is still running; retry later",
 			Fields: map[string]string{idempotencyHeader: "is in use by a request still running"}}
+	}
+	if rt.secret != nil && prev.Status < 300 {
+		current, err := rt.secret(rq.Ctx(), rq.Org(), prev.Body)
+		if err != nil {
+			return err
+		}
+		if !current {
+			return errSecretGone
+		}
 	}
 	if m := s.cfg.Ops.Metrics; m != nil {
 		m.replays.Inc()

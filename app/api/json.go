@@ -49,8 +49,17 @@ func writeEncoded(w http.ResponseWriter, status int, b []byte) {
 // bodies over the limit each become a clear 4xx that names what is wrong. An empty body reads
 // as {} so that validation can name the missing fields.
 func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
+	body, err := readBody(w, r, limit)
+	if err != nil {
+		return err
+	}
+	return decodeBody(body, v)
+}
+
+// readBody reads a request body of at most limit bytes.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
-		return errTooLarge
+		return nil, errTooLarge
 	}
 	// Sized from Content-Length when declared: io.ReadAll doubles its buffer as it goes, so a
 	// 5 MB bulk import left as much again in garbage copies.
@@ -59,9 +68,13 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 		buf.Grow(int(r.ContentLength) + bytes.MinRead) // ReadFrom wants MinRead free to see EOF
 	}
 	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit)); err != nil {
-		return decodeError(err)
+		return nil, decodeError(err)
 	}
-	body := buf.Bytes()
+	return buf.Bytes(), nil
+}
+
+// decodeBody decodes one JSON object read by readBody into v.
+func decodeBody(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)

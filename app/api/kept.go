@@ -14,10 +14,12 @@ import (
 const keptAnswersBytes = 4 << 20
 
 // keptAnswers keeps GET answers already encoded, under the stamp the domain gives the
-// question before reading it (app.Service.ContactStamp, ContactsStamp). A stamp's version
-// changes with every commit, by this process or another, so an answer is served again only
-// while nothing at all has been written since it was read: never stale, and a miss costs one
-// map lookup. Reading and encoding were 43% of the CPU of a GET contact; screens ask for the
+// question before reading it (app.Service.ContactStamp, ContactsStamp). A stamp's version is
+// its organization's (app.Store.OrgVersion): it changes with every write made for that
+// organization and every commit it cannot account for (another process's, a worker's), so an
+// answer is served again only while nothing it may be made of has been written since it was
+// read: never stale, and a miss costs one map lookup. bench/kept measures it against a
+// realistic mix (docs/decisions/kept-answers.md). Reading and encoding were 43% of the CPU of a GET contact; screens ask for the
 // same contact or page again and again while nothing changes. A page for a client that takes
 // gzip is compressed once and kept so (gzipping a page of 20 contacts was 50 us a request).
 type keptAnswers struct {
@@ -34,7 +36,12 @@ type keptAnswer struct {
 	next  string
 }
 
-func newKeptAnswers(m *Metrics, compress bool) *keptAnswers {
+// newKeptAnswers makes the kept answers; nil when they are turned off (http.kept_answers),
+// and a nil *keptAnswers keeps nothing.
+func newKeptAnswers(on bool, m *Metrics, compress bool) *keptAnswers {
+	if !on {
+		return nil
+	}
 	k := &keptAnswers{answers: vcache.New[string, keptAnswer](keptAnswersBytes), compress: compress}
 	if m != nil {
 		k.served = m.keptAnswers
@@ -44,7 +51,7 @@ func newKeptAnswers(m *Metrics, compress bool) *keptAnswers {
 
 // get answers what is kept under st, when the question could be stamped.
 func (k *keptAnswers) get(st app.Stamp, stamped bool) (keptAnswer, bool) {
-	if !stamped {
+	if k == nil || !stamped {
 		return keptAnswer{}, false
 	}
 	a, ok := k.answers.Get(st.Key, st.Version)
@@ -55,7 +62,7 @@ func (k *keptAnswers) get(st app.Stamp, stamped bool) (keptAnswer, bool) {
 }
 
 func (k *keptAnswers) put(st app.Stamp, stamped bool, a keptAnswer) {
-	if stamped {
+	if k != nil && stamped {
 		k.answers.Put(st.Key, st.Version, a, len(a.body.json)+len(a.body.gz))
 	}
 }
@@ -63,6 +70,10 @@ func (k *keptAnswers) put(st app.Stamp, stamped bool, a keptAnswer) {
 // write answers a, gzipped for a client that takes it (writeKeptPage), and keeps a again when
 // it is new or its gzipped form was made for this answer.
 func (k *keptAnswers) write(rq *Request, st app.Stamp, stamped, held bool, a keptAnswer) {
+	if k == nil {
+		writeKeptPage(rq.W, rq.R, rq.server.cfg.Ops.Compress, &a.body)
+		return
+	}
 	if grown := writeKeptPage(rq.W, rq.R, k.compress, &a.body); !held || grown {
 		k.put(st, stamped, a)
 	}
@@ -74,7 +85,11 @@ func (k *keptAnswers) write(rq *Request, st app.Stamp, stamped, held bool, a kep
 func stampedByID[T any](kept *keptAnswers, stamp func(orgID, id string) (app.Stamp, bool),
 	call func(ctx context.Context, orgID, id string) (T, error)) func(*Request) error {
 	return func(rq *Request) error {
-		st, stamped := stamp(rq.Org(), rq.Param("id"))
+		var st app.Stamp
+		stamped := false
+		if kept != nil {
+			st, stamped = stamp(rq.Org(), rq.Param("id"))
+		}
 		if a, ok := kept.get(st, stamped); ok {
 			kept.write(rq, st, stamped, true, a)
 			return nil
@@ -101,8 +116,11 @@ func stampedList[T any](rq *Request, kept *keptAnswers, stamp func(app.Page) (ap
 	if err != nil {
 		return err
 	}
-	st, stamped := stamp(pg)
-	stamped = stamped && len(rq.problems) == 0
+	var st app.Stamp
+	stamped := false
+	if kept != nil && len(rq.problems) == 0 {
+		st, stamped = stamp(pg)
+	}
 	if a, ok := kept.get(st, stamped); ok {
 		setListHeaders(rq.W, pg, a.total, a.next)
 		kept.write(rq, st, stamped, true, a)

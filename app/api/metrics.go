@@ -24,6 +24,8 @@ type Metrics struct {
 	rateLimited  prometheus.Counter
 	replays      prometheus.Counter
 	keptAnswers  prometheus.Counter
+	// streamsRefused counts the streams the budget refused, by the cap reached (streambudget.go).
+	streamsRefused *prometheus.CounterVec
 
 	webhookAttempts *prometheus.CounterVec
 	webhookLatency  prometheus.Histogram
@@ -56,6 +58,7 @@ func NewMetrics() *Metrics {
 	m.rateLimited = counter("http_rate_limited_total", "Requests refused with 429 by the per-IP rate limit.").WithLabelValues()
 	m.replays = counter("http_idempotent_replays_total", "POST requests answered from a stored response (Idempotency-Key).").WithLabelValues()
 	m.keptAnswers = counter("http_kept_answers_total", "GET answers served from a body kept encoded, the data unchanged since it was read (GET contact, GET contacts).").WithLabelValues()
+	m.streamsRefused = counter("http_streams_refused_total", "Event streams refused with 429 by the streams' budget, by the cap reached (key, member, ip, server).", "cap")
 	m.webhookAttempts = counter("webhook_attempts_total", "Webhook delivery attempts by outcome: succeeded, retrying (failed, another attempt follows), failed (the last attempt failed).", "outcome")
 	m.webhookLatency = histogram("webhook_attempt_duration_seconds", "Duration of webhook delivery requests.", prometheus.DefBuckets).WithLabelValues().(prometheus.Histogram)
 	m.broadcastSends = counter("broadcast_sends_total", "Broadcast recipients given an outcome, by integration and outcome (sent, failed, skipped).", "integration", "outcome")
@@ -67,7 +70,7 @@ func NewMetrics() *Metrics {
 	m.runTokens = counter("assistant_tokens_total", "Model tokens by model and kind (input, output, cache_read, cache_write).", "model", "kind")
 	m.firstToken = histogram("assistant_first_token_seconds", "Provider latency to the first streamed token, by model.", []float64{.1, .25, .5, 1, 2, 5, 10, 30, 60}, "model")
 	m.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.httpRequests, m.httpDuration, m.httpInFlight, m.rateLimited, m.replays, m.keptAnswers, m.webhookAttempts, m.webhookLatency,
+		m.httpRequests, m.httpDuration, m.httpInFlight, m.rateLimited, m.replays, m.keptAnswers, m.streamsRefused, m.webhookAttempts, m.webhookLatency,
 		m.broadcastSends, m.writeWait, m.writeBatch, m.runs, m.runTokens, m.firstToken)
 	return m
 }

@@ -16,6 +16,9 @@ type Ops struct {
 	CORSOrigins []string
 	// Compress turns on gzip/zstd for JSON answers over 1 KiB.
 	Compress bool
+	// KeptAnswers keeps GET contact and contact pages encoded and answers from them while
+	// nothing they are made of has changed (kept.go); false: each one is read and encoded.
+	KeptAnswers bool
 	// Ready tells whether the process takes traffic (migrated, workers started, not
 	// draining); nil: always.
 	Ready func() bool

@@ -9,6 +9,7 @@ type RouteInfo struct {
 	Path       string
 	Permission app.Permission // empty on public routes
 	Public     bool           // no credential
+	Body       bool           // takes a request body
 }
 
 // Routes lists every route of the route table, in its order. The handlers are method values
@@ -19,7 +20,7 @@ func Routes() []RouteInfo {
 	rs := s.routes()
 	out := make([]RouteInfo, 0, len(rs))
 	for _, rt := range rs {
-		out = append(out, RouteInfo{Method: rt.method, Path: rt.path, Permission: rt.perm, Public: rt.public})
+		out = append(out, RouteInfo{Method: rt.method, Path: rt.path, Permission: rt.perm, Public: rt.public, Body: rt.body})
 	}
 	return out
 }

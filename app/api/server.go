@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"wsapi/app"
+	"wsapi/app/budget"
 	"wsapi/app/channel/widget"
 	"wsapi/app/stream"
 )
@@ -30,6 +31,12 @@ type Config struct {
 	// Hub feeds the SSE routes; StreamHeartbeat is how often an idle stream gets a ping.
 	Hub             *stream.Hub
 	StreamHeartbeat time.Duration
+	// Streams is the budget every open stream holds a slot of, under its key, member and
+	// client IP (streambudget.go); nil: streams are not counted.
+	Streams *budget.Budget
+	// StreamAuthCheck is how often open streams look for a change to keys, members and
+	// roles that revokes them (streamguard.go); 0: 250 ms.
+	StreamAuthCheck time.Duration
 	Ops             Ops // metrics, CORS, compression, readiness, idempotency (ops.go)
 	// InboxCacheChats bounds the inbox pages kept encoded, in chats (db.inbox_cache_chats).
 	InboxCacheChats int
@@ -63,6 +70,8 @@ type Server struct {
 	inboxPages *inboxPages
 	// kept holds GET answers encoded under their stamps (kept.go).
 	kept *keptAnswers
+	// streams ends open streams whose key, member or role changed (streamguard.go).
+	streams *streamGuard
 	// widget serves the web widget's files; visitorLimits bound its visitors (widget.go).
 	widget        *widget.Assets
 	visitorLimits *visitorLimits
@@ -81,7 +90,8 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 		access = log
 	}
 	s := &Server{svc: svc, cfg: cfg, log: log, access: access, db: db, document: servedDocument(cfg.PublicURL),
-		inboxPages: newInboxPages(cfg.InboxCacheChats, cfg.Ops.Compress), kept: newKeptAnswers(cfg.Ops.Metrics, cfg.Ops.Compress)}
+		inboxPages: newInboxPages(cfg.InboxCacheChats, cfg.Ops.Compress), kept: newKeptAnswers(cfg.Ops.KeptAnswers, cfg.Ops.Metrics, cfg.Ops.Compress)}
+	s.streams = newStreamGuard(svc, cfg.StreamAuthCheck, log)
 	s.widget = widget.LoadAssets()
 	s.visitorLimits = newVisitorLimits(cfg.Widget, svc.Clock, func(rq *Request) string { return clientIP(rq.R, cfg.TrustedProxies) })
 	if cfg.RateLimitPerMinute > 0 { // 0 turns rate limiting off (http.rate_limit_per_minute)
@@ -120,6 +130,11 @@ type Request struct {
 	// (page, take, flags). They ride in the context to the service, which adds its own
 	// fields' problems, so that one 400 names them all (see app/inputcheck.go).
 	problems app.Problems
+	// body is the request body when it was read before the handler (to hash an
+	// Idempotency-Key): Decode takes it from here instead of copying it again.
+	body []byte
+	// limit is the route's bound on the body (route.limit, or http.max_body_bytes).
+	limit int64
 }
 
 // Param is a path parameter by the name the route table gives it.
@@ -132,7 +147,21 @@ func (rq *Request) Ctx() context.Context { return rq.R.Context() }
 func (rq *Request) Org() string { return rq.Caller.OrgID }
 
 // Decode reads the JSON body into v.
-func (rq *Request) Decode(v any) error { return decodeJSON(rq.W, rq.R, rq.server.cfg.MaxBodyBytes, v) }
+func (rq *Request) Decode(v any) error {
+	if rq.body != nil {
+		return decodeBody(rq.body, v)
+	}
+	return decodeJSON(rq.W, rq.R, rq.limit, v)
+}
+
+// bodyLimit is the most a route's body may hold: its own bound when it has one below
+// http.max_body_bytes.
+func (s *Server) bodyLimit(rt *route) int64 {
+	if rt.limit > 0 && rt.limit < s.cfg.MaxBodyBytes {
+		return rt.limit
+	}
+	return s.cfg.MaxBodyBytes
+}
 
 // JSON answers v with a status.
 func (rq *Request) JSON(status int, v any) error {
@@ -157,13 +186,19 @@ func (rq *Request) invalid(field, why string) { rq.problems.Add(field, why) }
 // serveRoute runs the per-route steps: authenticate, resolve the organization, check the
 // permission, then the handler; any error is written in one place.
 func (s *Server) serveRoute(rt *route, w http.ResponseWriter, r *http.Request, params map[string]string) {
-	rq := &Request{W: w, R: r, params: params, server: s, problems: app.Problems{}}
+	rq := &Request{W: w, R: r, params: params, server: s, problems: app.Problems{}, limit: s.bodyLimit(rt)}
 	setRoute(r, rt.path)
 	if err := s.authorize(rt, rq); err != nil {
 		writeError(w, r, err)
 		return
 	}
-	rq.R = r.WithContext(app.WithInputProblems(r.Context(), rq.problems))
+	ctx := app.WithInputProblems(r.Context(), rq.problems)
+	if _, scoped := params["org"]; scoped && !rt.public {
+		// What this request writes is its organization's (app.WithWriteScope): the answers
+		// kept for other organizations outlive its commit.
+		ctx = app.WithWriteScope(ctx, rq.Caller.OrgID)
+	}
+	rq.R = r.WithContext(ctx)
 	s.runHandler(rt, rq)
 }
 

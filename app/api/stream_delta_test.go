@@ -164,7 +164,9 @@ func TestChatStreamResumeFromAStoredIDMidRunGetsASync(t *testing.T) {
 }
 
 func TestChatStreamHundredWatchersGetEveryDelta(t *testing.T) {
-	e := stEnv(t)
+	e := stEnv(t, func(c *cli.Config) { // a hundred streams of one key: past its default cap
+		c.Events.MaxStreamsPerKey, c.Events.MaxStreamsPerMember = 100, 100
+	})
 	hub, org := e.Runtime.Hub, e.Org.ID
 	chatID := chConversation(e, e.AdminKey, "c", "Ida")["id"].(string)
 	first, _ := stOpen(t, e, e.AdminKey, chatID)

@@ -19,11 +19,17 @@ func (s *Server) chatStream(rq *Request) error {
 	if _, err := s.svc.GetChat(rq.Ctx(), rq.Org(), rq.Param("id")); err != nil {
 		return err
 	}
+	release, err := s.holdStream(rq)
+	if err != nil {
+		return err
+	}
+	defer release()
 	return s.streamChat(rq, from, nil)
 }
 
-// streamChat serves the stream of the chat rq.Param("id") of rq.Org() from a resume point;
-// rewrite, when set, turns each stored event into what the client may see (sseWriter).
+// streamChat serves the stream of the chat rq.Param("id") of rq.Org() from a resume point,
+// its slot of the stream budget already held; rewrite, when set, turns each stored event into
+// what the client may see (sseWriter), and the subscription is a widget visitor's.
 func (s *Server) streamChat(rq *Request, from resumePoint, rewrite func(string, []byte) ([]byte, bool)) error {
 	f := stream.Filter{OrgID: rq.Org(), ChatID: rq.Param("id")}
 	if rewrite != nil {
@@ -34,6 +40,9 @@ func (s *Server) streamChat(rq *Request, from resumePoint, rewrite func(string, 
 		return err
 	}
 	defer s.cfg.Hub.Unsubscribe(sub)
+	if rewrite == nil { // a key's stream; a visitor's has no key to revoke
+		defer s.watchRevocation(rq, sub)()
+	}
 	w, err := startSSE(rq, sub)
 	if err != nil {
 		return nil // the client is gone
@@ -162,6 +171,11 @@ func (s *Server) orgStream(rq *Request) error {
 	if err := p.Err(); err != nil {
 		return err
 	}
+	release, err := s.holdStream(rq)
+	if err != nil {
+		return err
+	}
+	defer release()
 	perms := rq.Caller.Perms
 	f := stream.Filter{OrgID: rq.Org(), Types: types, Area: func(area string) bool { return perms.Has(app.Read(area)) }}
 	sub, snap, err := s.cfg.Hub.Subscribe(rq.Ctx(), f)
@@ -169,6 +183,7 @@ func (s *Server) orgStream(rq *Request) error {
 		return err
 	}
 	defer s.cfg.Hub.Unsubscribe(sub)
+	defer s.watchRevocation(rq, sub)()
 	w, err := startSSE(rq, sub)
 	if err != nil {
 		return nil

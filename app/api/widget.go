@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"wsapi/app"
+	"wsapi/app/budget"
 	"wsapi/app/channel/widget"
 )
 
@@ -223,6 +224,11 @@ func (s *Server) visitorStream(rq *Request) error {
 		return err
 	}
 	defer release()
+	held, err := s.holdVisitorStream(rq, v)
+	if err != nil {
+		return err
+	}
+	defer held()
 	rq.Caller.OrgID, rq.params["id"] = v.Session.OrgID, c.ID
 	rq.W.Header().Set("Cache-Control", "no-store")
 	return s.streamChat(rq, from, widget.Event)
@@ -282,4 +288,20 @@ func readUpload(rq *Request) (string, []byte, error) {
 		}
 		return filepath.Base(part.FileName()), data, nil
 	}
+}
+
+// holdVisitorStream takes the visitor stream's slot of the server's stream budget (its
+// server-wide cap and the per-address cap shared with every other stream), counted under the
+// widget too (budget kind "widget"), after the widget's own caps (visitorLimits).
+func (s *Server) holdVisitorStream(rq *Request, v app.Visitor) (release func(), err error) {
+	if s.cfg.Streams == nil {
+		return func() {}, nil
+	}
+	release, err = s.cfg.Streams.Acquire(budget.Key{Kind: budget.KindIP, Value: clientIP(rq.R, s.cfg.TrustedProxies)},
+		budget.Key{Kind: "widget", Value: v.Deployment.ID})
+	var full *budget.FullError
+	if errors.As(err, &full) {
+		return nil, StreamsFull(rq.W.Header(), full)
+	}
+	return release, err
 }

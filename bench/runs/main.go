@@ -84,6 +84,10 @@ func run(o options) error {
 	cfg.DB.Path = filepath.Join(dir, "bench.db")
 	cfg.Secrets.KeyFile = filepath.Join(dir, "app.key")
 	cfg.HTTP.RateLimitPerMinute = 1 << 30
+	// Every watcher of the fan-out phase streams with one key, past that key's default cap.
+	cfg.Events.MaxStreamsPerKey = max(cfg.Events.MaxStreamsPerKey, o.watchers)
+	cfg.Events.MaxStreamsPerMember = max(cfg.Events.MaxStreamsPerMember, o.watchers)
+	cfg.Events.MaxStreamsPerIP = max(cfg.Events.MaxStreamsPerIP, o.watchers)
 	cfg.Models.Default = "fake:bench-model"
 	cfg.Models.Providers = map[string]cli.ModelProvider{"fake": {Type: "openai", BaseURL: provider.URL + "/v1",
 		APIKey: "sk-bench", Timeout: 30 * time.Second}}

@@ -109,7 +109,7 @@ func countersFollowWrites(t *testing.T, e *env) {
 	}
 
 	// The authentication version moves with a key's change, so cached principals are
-	// dropped; the data version (when the store can tell it) with every commit.
+	// dropped; the organization's version (when the store can tell it) with every commit to it.
 	auth := func() int64 {
 		v, err := e.store.AuthVersion(context.Background())
 		if err != nil {
@@ -118,7 +118,7 @@ func countersFollowWrites(t *testing.T, e *env) {
 		return v
 	}
 	a0 := auth()
-	d0, known := e.store.DataVersion()
+	d0, known := e.store.OrgVersion(e.org)
 	if a := auth(); a != a0 {
 		t.Fatalf("the authentication version moved from %d to %d without a write", a0, a)
 	}
@@ -136,8 +136,8 @@ func countersFollowWrites(t *testing.T, e *env) {
 	if auth() == a1 {
 		t.Fatal("deleting a key left the authentication version as it was")
 	}
-	if d1, ok := e.store.DataVersion(); known && ok && d1 == d0 {
-		t.Fatal("commits left the data version as it was")
+	if d1, ok := e.store.OrgVersion(e.org); known && ok && d1 == d0 {
+		t.Fatal("commits left the organization's version as it was")
 	}
 }
 

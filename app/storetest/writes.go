@@ -71,6 +71,8 @@ func streamSeqsFollowCommitOrder(t *testing.T, e *env) {
 	var wg sync.WaitGroup
 	done := make(chan struct{})
 	errs := make(chan error, writers*each+1)
+	// Taken before any writer starts: events committed before it would be skipped.
+	start := e.lastSeq()
 	for w := range writers {
 		wg.Add(1)
 		go func() {
@@ -91,7 +93,6 @@ func streamSeqsFollowCommitOrder(t *testing.T, e *env) {
 		}()
 	}
 	var seen []app.StreamEvent
-	start := e.lastSeq()
 	follow := func() error {
 		after := start
 		if len(seen) > 0 {

@@ -283,6 +283,15 @@ func (s *Service) DeleteDeployment(ctx context.Context, orgID, assistantID, id s
 	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteDeployment(orgID, assistantID, id) })
 }
 
+// WidgetKeyCurrent tells whether key is still the widget's secret_key (constant time).
+func (s *Service) WidgetKeyCurrent(ctx context.Context, orgID, id, key string) (bool, error) {
+	d, err := readOne(ctx, s.Store, func(tx Tx) (Deployment, error) { return tx.GetDeployment(orgID, "", id) })
+	if IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil && hmac.Equal([]byte(d.Secrets[widgetSecretKey]), []byte(key)), err
+}
+
 // VerifyIdentity tells whether userHash is the hex HMAC-SHA256 of userID under the widget's
 // secret_key, compared in constant time.
 func (d Deployment) VerifyIdentity(userID, userHash string) bool {

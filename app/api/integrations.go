@@ -1,6 +1,11 @@
 package api
 
-import "wsapi/app"
+import (
+	"context"
+	"encoding/json"
+
+	"wsapi/app"
+)
 
 // The routes of assistant integrations (DESIGN.md, "Channels"): {id} is the assistant,
 // {integration_id} the integration.
@@ -33,4 +38,17 @@ func (s *Server) deleteDeployment(rq *Request) error {
 
 func (s *Server) rotateDeployment(rq *Request) error {
 	return rq.OK(s.svc.RotateDeploymentKey(rq.Ctx(), rq.Org(), rq.Param("id"), rq.Param("integration_id")))
+}
+
+// widgetKeyCurrent: the answer's widget secret_key is still its integration's (an
+// Idempotency-Key replay never shows a rotated key). An answer without one holds no secret.
+func (s *Server) widgetKeyCurrent(ctx context.Context, org string, answer []byte) (bool, error) {
+	var d struct {
+		ID        string `json:"id"`
+		SecretKey string `json:"secret_key"`
+	}
+	if json.Unmarshal(answer, &d) != nil || d.SecretKey == "" {
+		return true, nil
+	}
+	return s.svc.WidgetKeyCurrent(ctx, org, d.ID, d.SecretKey)
 }

@@ -3,11 +3,13 @@ package api_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"mime/multipart"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -560,4 +562,36 @@ func TestWidgetRating(t *testing.T) {
 	if chat["state"].(map[string]any)["csat_score"] != float64(5) {
 		t.Fatalf("csat_score %v", chat["state"].(map[string]any)["csat_score"])
 	}
+}
+
+// TestWidgetStreamsHoldTheServersBudget: a visitor's stream holds a slot of the server's
+// stream budget under its address, so the address's cap (events.max_streams_per_ip) covers
+// visitor streams too.
+func TestWidgetStreamsHoldTheServersBudget(t *testing.T) {
+	t.Parallel()
+	w := newWidget(t, nil, apitest.NoRuns, func(c *cli.Config) { c.Events.MaxStreamsPerIP = 1 })
+	var toks []string
+	for range 2 {
+		tok, _ := w.start(t, map[string]any{})
+		w.visitor("POST", "/messages", tok, map[string]any{"text": "hi"}).Expect(201)
+		toks = append(toks, tok)
+	}
+	s := w.e.Stream(w.api("/stream?token="+toks[0]), "", "")
+	s.Expect("sync")
+	res := w.e.Do("GET", w.api("/stream?token="+toks[1]), "", nil).Expect(429)
+	if !strings.Contains(string(res.Body), "this client address") || res.Header.Get("Retry-After") == "" {
+		t.Fatalf("refusal %s %v", res.Body, res.Header)
+	}
+	s.Close()
+	w.e.Eventually(5*time.Second, "the slot back", func() bool {
+		req := w.e.Request("GET", w.api("/stream?token="+toks[1]), "", nil)
+		ctx, cancel := context.WithTimeout(req.Context(), 300*time.Millisecond)
+		defer cancel()
+		res, err := http.DefaultClient.Do(req.WithContext(ctx))
+		if err != nil {
+			return false
+		}
+		defer res.Body.Close()
+		return res.StatusCode == 200
+	})
 }

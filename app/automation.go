@@ -94,6 +94,9 @@ func (s *Service) sendAssistantMessage(tx Tx, c Chat, text string, now Time) err
 	if err := tx.CreateMessage(c.OrgID, m); err != nil {
 		return err
 	}
+	if err := s.deliverMessage(tx, c.OrgID, c.ID, &m); err != nil {
+		return err
+	}
 	if err := s.countAssistantMessage(tx, c, m, now); err != nil {
 		return err
 	}

@@ -158,8 +158,10 @@ type Chat struct {
 	AssignedUserID   string `json:"-"`
 }
 
-// Internal tells a workspace-internal chat (no contact channel, no conversation state).
-func (c Chat) Internal() bool { return c.State == nil || c.State.IntegrationID == IntegrationInternal }
+// Internal tells a workspace chat or the playground: no contact. A chat of the `internal`
+// integration with a contact (the web widget's) is a customer conversation, not internal:
+// its assignments emit chat.assigned like any other (DESIGN.md, "Web widget").
+func (c Chat) Internal() bool { return c.State == nil || c.ContactID == "" }
 
 // ChatTx is the chats part of a transaction.
 type ChatTx interface {

@@ -27,6 +27,11 @@ var EventTypes = []EventType{
 	{EventBroadcastBounced, "A broadcast email hard-bounced.", "broadcasts", true},
 	{EventBroadcastComplained, "A recipient marked a broadcast email as spam.", "broadcasts", true},
 	{EventBroadcastSuppressed, "A send was skipped because the address is on the suppression list.", "broadcasts", true},
+	// On the streams, message.created is every chat message, with the message as its data; as
+	// a webhook event it is a reply to deliver on a custom chat (app/messagedelivery.go).
+	{EventMessageCreated, "A chat message was added. Streams: every message (data: the message). Webhooks: a member's or " +
+		"the assistant's finished reply on a chat of the custom integration, for the customer's bridge to deliver " +
+		"(data: {message, chat_id, integration_id, assistant_integration_id, contact_id}).", "inbox", true},
 }
 
 func subscribable(t string) bool {

@@ -12,4 +12,6 @@ type Links interface {
 	TrackClick(token string) string
 	// ChatFile is where a member downloads a chat's file.
 	ChatFile(orgID, chatID, fileID string) string
+	// WidgetScript is the web widget's loader, the src of the snippet a site embeds.
+	WidgetScript() string
 }

@@ -28,6 +28,9 @@ func validateTurns(p Problems, turns []Turn) {
 			if part.Type == "audio" && (part.Audio == nil || part.Audio.ID == "") {
 				p.Add(pt+".audio", "an audio part names its file: {id} of a file of this chat")
 			}
+			if part.File != nil {
+				p.Add(pt+".file", "is set by the server only, on the files a contact sends through the widget")
+			}
 		}
 	}
 }

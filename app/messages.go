@@ -28,6 +28,9 @@ type Part struct {
 	// assistant's run called and quoted (app/tools.go).
 	ToolCall *ToolCallPart `json:"tool_call,omitempty"`
 	Citation *Citation     `json:"citation,omitempty"`
+	// File is set on parts of type file: a file the contact sent (the widget), stored with
+	// the chat; Text holds its name.
+	File *Audio `json:"file,omitempty"`
 }
 
 // Turn is one role's contribution inside a message.
@@ -79,6 +82,8 @@ type Message struct {
 	Usage              *Usage      `json:"usage"`
 	Reactions          []Reaction  `json:"reactions"`
 	ChatID             string      `json:"chat_id"`
+	// Delivery is set on the replies the server delivers to the contact (messagedelivery.go).
+	Delivery *MessageDelivery `json:"delivery"`
 
 	ChatMemberID string `json:"-"`
 	Text         string `json:"-"` // the text parts, for search
@@ -196,6 +201,9 @@ func (s *Service) addMessage(tx Tx, orgID, memberID, chatID string, in MessageIn
 	if err := tx.CreateMessage(orgID, m); err != nil {
 		return Message{}, nil, err
 	}
+	if err := s.deliverMessage(tx, orgID, chatID, &m); err != nil {
+		return Message{}, nil, err
+	}
 	turn, err := s.beforeContactMessage(tx, &chat, m)
 	if err != nil {
 		return Message{}, nil, err
@@ -304,6 +312,9 @@ func (s *Service) UpdateMessage(ctx context.Context, orgID, chatID, id string, i
 			return err
 		}
 		if err := s.followLastMessage(tx, orgID, chatID, m); err != nil {
+			return err
+		}
+		if err := s.deliverMessage(tx, orgID, chatID, &m); err != nil {
 			return err
 		}
 		// A contact's message that finishes arriving (a voice message) asks for an answer.

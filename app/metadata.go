@@ -62,16 +62,39 @@ func GetMetadata(lang string) (Metadata, error) {
 		"message_role": MessageRoles, "field_type": FieldTypes, "connection_type": ConnectionTypes,
 	}
 	for name, values := range sets {
-		opts := make([]Option, len(values))
-		for i, v := range values {
-			label := tr[v]
-			if label == "" {
-				label = englishLabel(v)
-			}
-			opts[i] = Option{Value: v, Label: label}
-		}
-		md.Sets[name] = opts
+		md.Sets[name] = labelled(tr, values)
 	}
+	return md, nil
+}
+
+func labelled(tr map[string]string, values []string) []Option {
+	opts := make([]Option, len(values))
+	for i, v := range values {
+		label := tr[v]
+		if label == "" {
+			label = englishLabel(v)
+		}
+		opts[i] = Option{Value: v, Label: label}
+	}
+	return opts
+}
+
+// Metadata is GetMetadata with the set `assistant_integration_id`: the channels an
+// assistant can be deployed on with this server, so that no client offers one that cannot be
+// connected yet (the widget and custom always; email, telegram and whatsapp once their
+// connectors are wired).
+func (s *Service) Metadata(lang string) (Metadata, error) {
+	md, err := GetMetadata(lang)
+	if err != nil {
+		return md, err
+	}
+	var types []string
+	for _, t := range DeploymentTypes {
+		if t == IntegrationInternal || t == IntegrationCustom || s.Connectors[t] != nil {
+			types = append(types, t)
+		}
+	}
+	md.Sets["assistant_integration_id"] = labelled(labels[md.Lang], types)
 	return md, nil
 }
 

@@ -99,11 +99,11 @@ type RunAborter interface {
 }
 
 // mayRun tells whether a chat's assistant may answer now: it has an enabled, live
-// assistant, AI is on, and no member has taken it.
+// assistant, AI is on, no member has taken it, and its integration (if any) is enabled.
 func mayRun(c Chat) bool {
 	st := c.State
 	return st != nil && st.AssistantID != nil && st.Assistant != nil && st.Assistant.Enabled && !st.Assistant.Deleted &&
-		st.AIEnabled && c.AssignedUserID == ""
+		st.AIEnabled && c.AssignedUserID == "" && (st.AssistantIntegration == nil || st.AssistantIntegration.Enabled)
 }
 
 // triggers tells whether a new message asks the assistant to answer: a contact's message,
@@ -209,6 +209,9 @@ func (s *Service) writeRunMessage(tx Tx, orgID string, m Message, now Time) erro
 		return err
 	}
 	if err := tx.FollowLastMessage(orgID, m.ChatID, m.ID, m.Status, m.UpdatedAt); err != nil {
+		return err
+	}
+	if err := s.deliverMessage(tx, orgID, m.ChatID, &m); err != nil {
 		return err
 	}
 	return s.EmitStream(tx, orgID, m.ChatID, StreamMessageUpdated, m)

@@ -52,6 +52,9 @@ type Deps struct {
 	Runner    RunAborter
 	// Automation configures the assistant's intro, auto resolve, follow-ups and CSAT.
 	Automation AutomationPolicy
+	// Connectors check the set-up of assistant integrations, by integration type (app/channel);
+	// a type without one is saved FAILED, "not available on this server yet".
+	Connectors map[string]Connector
 	// InboxCacheChats bounds the inbox answers kept in memory, in chats (0: none).
 	InboxCacheChats int
 	// DKIMKeys makes new domains' DKIM keys; nil: a fresh 2048-bit RSA key each. Tests hand

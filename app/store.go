@@ -63,6 +63,9 @@ type Tx interface {
 	StreamTx
 	RunTx
 	SignInTx
+	DeploymentTx
+	DeliveryQueueTx
+	WidgetTx
 }
 
 func (s *Service) now() Time { return At(s.Clock.Now()) }

@@ -58,8 +58,8 @@ type EventType struct {
 
 // StreamOnlyTypes are the organization stream's types that are not webhook events.
 var StreamOnlyTypes = []EventType{
-	{StreamMessageCreated, "A chat message was added (contact, member, assistant or broadcast).", "inbox", false},
 	{StreamMessageUpdated, "A chat message changed: a run finished, media was added, a reaction was set.", "inbox", false},
+	{StreamMessageDelivery, "A message's delivery to the contact moved (data: {message_id, chat_id, delivery}).", "inbox", false},
 	{StreamMessageToolCall, "An assistant's run called a tool (data: {message_id, chat_id, tool_call}).", "inbox", false},
 	{StreamChatCreated, "A chat was started.", "inbox", false},
 	{StreamChatUpdated, "A chat changed: title, state, assignee, ai_enabled, read marks and the other PATCH fields.", "inbox", false},

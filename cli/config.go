@@ -29,6 +29,7 @@ type Config struct {
 	Events     EventsConfig     `mapstructure:"events"`
 	Models     ModelsConfig     `mapstructure:"models"`
 	Assistants AssistantsConfig `mapstructure:"assistants"`
+	Channels   ChannelsConfig   `mapstructure:"channels"`
 	Metrics    MetricsConfig    `mapstructure:"metrics"`
 	Debug      DebugConfig      `mapstructure:"debug"`
 }
@@ -289,6 +290,9 @@ func decodeConfig(v *viper.Viper) (Config, error) {
 }
 
 func (c Config) validate() error {
+	if err := c.Channels.validate(); err != nil {
+		return err
+	}
 	if c.DB.Path == "" {
 		return fmt.Errorf("config: db.path is empty")
 	}

@@ -32,7 +32,8 @@ func (rt *Runtime) deps(cfg Config, opt Options) (app.Deps, error) {
 	d := app.Deps{Store: rt.DB, Clock: clock, Log: rt.Log, Tokens: box.Signer(), Links: api.NewLinks(cfg.HTTP.PublicURL),
 		Recorder: rt.Metrics, LiveTexts: rt.Hub, StreamRetention: cfg.Events.StreamRetention,
 		KnowledgeMaxPages: cfg.Knowledge.MaxPages, InboxCacheChats: cfg.DB.InboxCacheChats, Runner: &rt.runs,
-		OAuth: oauthProviders(cfg), OAuthClient: oauth.New(), DNS: net.DefaultResolver, Resolver: opt.Resolver}
+		OAuth: oauthProviders(cfg), OAuthClient: oauth.New(), DNS: net.DefaultResolver, Resolver: opt.Resolver,
+		Connectors: connectors()}
 	wc := cfg.Webhooks
 	d.Webhooks = app.WebhookPolicy{RetrySchedule: wc.RetrySchedule, DisableAfter: wc.DisableAfter,
 		Timeout: wc.Timeout, Retention: wc.Retention, AllowPrivateTargets: wc.AllowPrivateTargets}

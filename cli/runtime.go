@@ -17,6 +17,7 @@ import (
 	"wsapi/app/api"
 	"wsapi/app/assist"
 	"wsapi/app/budget"
+	"wsapi/app/delivery"
 	"wsapi/app/janitor"
 	"wsapi/app/knowledge"
 	"wsapi/app/mail"
@@ -43,6 +44,7 @@ type Runtime struct {
 	Janitor    *janitor.Janitor
 	Hub        *stream.Hub
 	Runner     *assist.Runner
+	Delivery   *delivery.Worker
 	Metrics    *api.Metrics
 	// Streams is the budget of open event streams every streaming route acquires from
 	// (events.max_streams and the caps per key, member and IP).
@@ -127,6 +129,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		InboxCacheChats:    cfg.DB.InboxCacheChats,
 		PublicURL:          cfg.HTTP.PublicURL,
 		AccessLog:          opt.AccessLog,
+		Widget:             cfg.Channels.widgetLimits(),
 	}, log)
 	if rt.Web, err = web.New(web.Config{Service: rt.Service, SignIn: rt.SignIn, Hub: rt.Hub, PublicURL: cfg.HTTP.PublicURL,
 		TLS: cfg.HTTP.TLS.CertFile != "" || len(cfg.HTTP.TLS.ACMEDomains) > 0, Heartbeat: cfg.Events.StreamHeartbeat, Log: log, AccessLog: opt.AccessLog,
@@ -159,7 +162,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	}
 	rt.Service = app.NewService(deps)
 	rt.SignIn = signin.New(rt.DB, deps.Clock)
-	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireKnowledge, rt.wireAssistants} {
+	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireKnowledge, rt.wireAssistants, rt.wireDelivery} {
 		if err := step(cfg, opt); err != nil {
 			return err
 		}
@@ -190,6 +193,7 @@ func (rt *Runtime) NudgeWorkers() {
 	rt.Sender.Nudge()
 	rt.Knowledge.Nudge()
 	rt.Runner.Nudge()
+	rt.Delivery.Nudge()
 }
 
 // nudgeFor wakes the workers that take the kinds of work a commit queued: the others would
@@ -200,7 +204,8 @@ func (rt *Runtime) nudgeFor(w sqlite.Work) {
 		kind  sqlite.Work
 		nudge func()
 	}{{sqlite.WorkDeliveries, rt.Dispatcher.Nudge}, {sqlite.WorkRecipients, rt.Sender.Nudge},
-		{sqlite.WorkKnowledge, rt.Knowledge.Nudge}, {sqlite.WorkRuns, rt.Runner.Nudge}} {
+		{sqlite.WorkKnowledge, rt.Knowledge.Nudge}, {sqlite.WorkRuns, rt.Runner.Nudge},
+		{sqlite.WorkMessages, rt.Delivery.Nudge}} {
 		if w&k.kind != 0 {
 			k.nudge()
 		}
@@ -242,7 +247,8 @@ func (rt *Runtime) Start() {
 	rt.stop = cancel
 	rt.stopped = make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(6)
+	wg.Add(7)
+	go func() { defer wg.Done(); rt.Delivery.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Hub.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Knowledge.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Runner.Run(ctx) }()

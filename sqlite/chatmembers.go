@@ -22,7 +22,7 @@ func (t *Tx) chatMembers(chats []app.Chat) (chatMemberSet, error) {
 	}
 	rows, err := t.query(`SELECT cm.chat_id, cm.id, cm.role, m.id, m.name, m.avatar,
 		ch.id, ch.type, ch.user_id, ch.avatar, ch.name, ch.username, ch.email, ch.phone, ch.country, ch.agent, ch.ip,
-		ch.language, ct.id, ct.name, ct.blocked, ct.is_admin
+		ch.language, ct.id, ct.name, ct.blocked, ct.is_admin, cm.session_id
 		FROM chat_members cm
 		LEFT JOIN members m ON m.id = cm.member_id
 		LEFT JOIN contact_channels ch ON ch.id = cm.contact_channel_id
@@ -49,8 +49,9 @@ func scanChatMember(r rowScanner) (string, app.ChatMember, error) {
 	var ch [12]sql.NullString
 	var ctID, ctName sql.NullString
 	var ctBlocked, ctAdmin sql.NullBool
+	var session sql.NullString
 	err := r.Scan(&chatID, &cm.ID, &cm.Role, &mID, &mName, &mAvatar, &ch[0], &ch[1], &ch[2], &ch[3], &ch[4], &ch[5],
-		&ch[6], &ch[7], &ch[8], &ch[9], &ch[10], &ch[11], &ctID, &ctName, &ctBlocked, &ctAdmin)
+		&ch[6], &ch[7], &ch[8], &ch[9], &ch[10], &ch[11], &ctID, &ctName, &ctBlocked, &ctAdmin, &session)
 	if err != nil {
 		return "", cm, err
 	}
@@ -65,6 +66,9 @@ func scanChatMember(r rowScanner) (string, app.ChatMember, error) {
 		n.Link = n.ChannelProfile.Link()
 		cm.ContactChannel = n
 		cm.Session = &app.Session{ID: cm.ID}
+		if session.Valid { // the widget session the chat was started from
+			cm.Session.ID = session.String
+		}
 	}
 	return chatID, cm, nil
 }

@@ -14,10 +14,11 @@ const chatColumns = `c.id, c.org_id, c.title, c.model, c.temporary, c.visibility
 	c.channel_type, c.assistant_id, c.assistant_integration_id, c.conversation_id, c.ai_enabled,
 	c.admin_unseen_count, c.user_unseen_count, c.assigned_user_id, c.assigned_at, c.assignee_seen_at,
 	c.follow_up_at, c.csat_score, c.last_contact_message_at, c.last_message_id, c.created_at, c.updated_at,
-	a.id, a.name, a.enabled, a.avatar_url, a.deleted, a.config, m.name, m.email, m.avatar`
+	a.id, a.name, a.enabled, a.avatar_url, a.deleted, a.config, m.name, m.email, m.avatar, ai.enabled`
 
 const chatFrom = ` FROM chats c LEFT JOIN assistants a ON a.id = c.assistant_id
-	LEFT JOIN members m ON m.id = c.assigned_user_id`
+	LEFT JOIN members m ON m.id = c.assigned_user_id
+	LEFT JOIN assistant_integrations ai ON ai.id = c.assistant_integration_id`
 
 type chatRow struct {
 	chat                                  app.Chat
@@ -27,6 +28,7 @@ type chatRow struct {
 	asstEnabled, asstDeleted              sql.NullBool
 	assigneeName, assigneeEmail, avatar   sql.NullString
 	seenAt                                app.Time
+	integrationEnabled                    sql.NullBool
 }
 
 func scanChat(r rowScanner) (app.Chat, string, error) {
@@ -40,7 +42,7 @@ func scanChat(r rowScanner) (app.Chat, string, error) {
 		&st.AdminUnseenCount, &st.UserUnseenCount, &x.assignee, &st.AssignedAt, &x.seenAt,
 		&st.FollowUpAt, &st.CSATScore, &st.LastContactMessageAt, &x.last, &c.CreatedAt, &c.UpdatedAt,
 		&x.asstID, &x.asstName, &x.asstEnabled, &x.asstAvatar, &x.asstDeleted, &x.asstCfg,
-		&x.assigneeName, &x.assigneeEmail, &x.avatar)
+		&x.assigneeName, &x.assigneeEmail, &x.avatar, &x.integrationEnabled)
 	if err != nil {
 		return app.Chat{}, "", err
 	}
@@ -76,7 +78,10 @@ func (x *chatRow) finish() (app.Chat, string, error) {
 		c.State.Assistant, c.State.AssistantConfig = a, &cfg
 	}
 	if c.State.AssistantIntegrationID != nil {
-		c.State.AssistantIntegration = &app.AssistantIntegration{ID: *c.State.AssistantIntegrationID, Enabled: true}
+		// An id that names no stored integration (a chat made by the API with the customer's
+		// own id) is as enabled as before integrations existed.
+		enabled := !x.integrationEnabled.Valid || x.integrationEnabled.Bool
+		c.State.AssistantIntegration = &app.AssistantIntegration{ID: *c.State.AssistantIntegrationID, Enabled: enabled}
 	}
 	c.Members = []app.ChatMember{}
 	return c, x.last.String, nil

@@ -69,6 +69,7 @@ const (
 	WorkRecipients                  // broadcast recipients: the e-mail sender
 	WorkKnowledge                   // contents to process: the knowledge processor
 	WorkRuns                        // assistant runs: the run worker
+	WorkMessages                    // messages to deliver to contacts: the delivery worker
 )
 
 // OnWorkQueued sets the hook run after each commit that queued background work.

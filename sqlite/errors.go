@@ -84,9 +84,11 @@ var internalUnique = map[string]bool{
 	"inbox_changes.org_id, inbox_changes.version":                           true,
 	"contact_counts.org_id":                                                 true,
 	// The web app's sign-in: tokens are 256 random bits, a password is an upsert.
-	"web_sessions.token_hash":    true,
-	"password_links.token_hash":  true,
-	"member_passwords.member_id": true,
+	"web_sessions.token_hash":       true,
+	"password_links.token_hash":     true,
+	"member_passwords.member_id":    true,
+	"message_deliveries.message_id": true,
+	"widget_sessions.token_hash":    true,
 }
 
 // uniqueConflict is the 409 of a UNIQUE violation, naming the field when a client's input

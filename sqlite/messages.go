@@ -9,14 +9,14 @@ import (
 )
 
 const messageColumns = `seq, id, chat_id, role, model, status, messages, tools, features, chat_member_id, error,
-	broadcast_id, is_broadcast_message, usage, text, created_at, updated_at`
+	broadcast_id, is_broadcast_message, usage, text, created_at, updated_at, delivery`
 
 func scanMessage(r rowScanner) (app.Message, error) {
 	var m app.Message
 	var turns, tools, features string
-	var member, usage sql.NullString
+	var member, usage, delivery sql.NullString
 	err := r.Scan(&m.Seq, &m.ID, &m.ChatID, &m.Role, &m.Model, &m.Status, &turns, &tools, &features, &member, &m.Error,
-		&m.BroadcastID, &m.IsBroadcastMessage, &usage, &m.Text, &m.CreatedAt, &m.UpdatedAt)
+		&m.BroadcastID, &m.IsBroadcastMessage, &usage, &m.Text, &m.CreatedAt, &m.UpdatedAt, &delivery)
 	if err != nil {
 		return m, err
 	}
@@ -33,6 +33,12 @@ func scanMessage(r rowScanner) (app.Message, error) {
 		m.Usage = &app.Usage{}
 		if err := json.Unmarshal([]byte(usage.String), m.Usage); err != nil {
 			return m, fmt.Errorf("sqlite: message usage: %w", err)
+		}
+	}
+	if delivery.Valid {
+		m.Delivery = &app.MessageDelivery{}
+		if err := json.Unmarshal([]byte(delivery.String), m.Delivery); err != nil {
+			return m, fmt.Errorf("sqlite: message delivery: %w", err)
 		}
 	}
 	if m.Tools == nil {

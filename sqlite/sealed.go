@@ -8,8 +8,9 @@ import (
 )
 
 // CheckSealer opens one stored sealed value (a webhook's signing secret, a connection's
-// credentials or a domain's DKIM key), so that a secrets key that does not belong to this
-// database is found when the process starts rather than as a 500 on every read of a secret.
+// credentials, a domain's DKIM key or an assistant integration's secrets), so that a secrets
+// key that does not belong to this database is found when the process starts rather than as
+// a 500 on every read of a secret.
 // A database that holds no secret passes.
 func (db *DB) CheckSealer(ctx context.Context) error {
 	var what, id, sealed string
@@ -17,6 +18,7 @@ func (db *DB) CheckSealer(ctx context.Context) error {
 		SELECT 'webhook', id, secret FROM webhook_endpoints
 		UNION ALL SELECT 'connection', id, secrets FROM connections
 		UNION ALL SELECT 'domain', id, private_key FROM domains
+		UNION ALL SELECT 'assistant integration', id, secrets FROM assistant_integrations
 		LIMIT 1`).Scan(&what, &id, &sealed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil

@@ -73,7 +73,7 @@ func (s *Server) inbox(rq *Request) error {
 }
 
 func (s *Server) metadata(rq *Request) error {
-	return rq.OK(app.GetMetadata(rq.R.URL.Query().Get("lang")))
+	return rq.OK(s.svc.Metadata(rq.R.URL.Query().Get("lang")))
 }
 
 func (s *Server) patchMessage(rq *Request) error {

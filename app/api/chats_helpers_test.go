@@ -168,6 +168,7 @@ var (
 		"messages": "array", "tools": "array", "features": "object", "member": "object?", "error": "string?",
 		"broadcast_id": "string?", "is_broadcast_message": "boolean", "usage": "object?",
 		"reactions": "array", "chat_id": "string", // added by the service
+		"delivery": "object?", // set on replies the server delivers to the contact
 	}
 	chConfigShape = map[string]string{
 		"language": "string", "model": "string", "stt": "object", "tts": "object", "conversation": "object",

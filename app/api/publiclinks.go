@@ -33,3 +33,6 @@ func (l PublicLinks) TrackClick(token string) string { return l.Base + "/t/c/" +
 func (l PublicLinks) ChatFile(orgID, chatID, fileID string) string {
 	return l.Base + "/orgs/" + orgID + "/chats/" + chatID + "/files/" + fileID
 }
+
+// WidgetScript is the web widget's loader.
+func (l PublicLinks) WidgetScript() string { return l.Base + "/widget.js" }

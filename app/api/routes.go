@@ -83,6 +83,18 @@ func (s *Server) routes() []*route {
 		public(get, "/t/o/{token}", s.trackOpen),
 		public(get, "/t/c/{token}", s.trackClick),
 
+		// The web widget (widget.go): its loader, page and assets, and the visitor API, which
+		// authenticates by the widget session's token instead of a key.
+		public(get, "/widget.js", s.widgetLoader),
+		public(get, "/widget-assets/{file}", s.widgetAsset),
+		public(get, "/widget/{asi}", s.widgetPage),
+		public(post, "/widget/{asi}/api/session", s.visitorStart),
+		public(get, "/widget/{asi}/api/session", s.visitorSession),
+		public(get, "/widget/{asi}/api/messages", s.visitorMessages),
+		public(post, "/widget/{asi}/api/messages", s.visitorSend),
+		public(post, "/widget/{asi}/api/files", s.visitorFile),
+		public(get, "/widget/{asi}/api/stream", s.visitorStream),
+
 		r(get, "/orgs/{org}", rd("org"), s.getOrg),
 		object(r(patch, "/orgs/{org}", wr("org"), s.patchOrg)),
 		r(get, "/orgs/{org}/sub-orgs", rd("org"), listed(s.svc.ListSubOrgs)),
@@ -147,6 +159,12 @@ func (s *Server) routes() []*route {
 		r(get, "/orgs/{org}/assistants/{id}", rd("assistants"), byID(s.svc.GetAssistant)),
 		r(patch, "/orgs/{org}/assistants/{id}", wr("assistants"), updated(s.svc.UpdateAssistant)),
 		r(del, "/orgs/{org}/assistants/{id}", wr("assistants"), deleted(s.svc.DeleteAssistant)),
+		r(get, "/orgs/{org}/assistants/{id}/integrations", rd("assistants"), s.listDeployments),
+		showsSecret(r(post, "/orgs/{org}/assistants/{id}/integrations", wr("assistants"), s.createDeployment), s.widgetKeyCurrent),
+		r(get, "/orgs/{org}/assistants/{id}/integrations/{integration_id}", rd("assistants"), s.getDeployment),
+		r(patch, "/orgs/{org}/assistants/{id}/integrations/{integration_id}", wr("assistants"), s.updateDeployment),
+		r(del, "/orgs/{org}/assistants/{id}/integrations/{integration_id}", wr("assistants"), s.deleteDeployment),
+		showsSecret(bodiless(r(post, "/orgs/{org}/assistants/{id}/integrations/{integration_id}/rotate", wr("assistants"), s.rotateDeployment)), s.widgetKeyCurrent),
 		r(get, "/orgs/{org}/assistants/{id}/knowledge/contents", rd("knowledge"), s.listKnowledge),
 		r(post, "/orgs/{org}/assistants/{id}/knowledge/contents", wr("knowledge"), s.createKnowledge),
 		r(get, "/orgs/{org}/assistants/{id}/knowledge/contents/{content_id}", rd("knowledge"), s.getKnowledge),

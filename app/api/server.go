@@ -12,6 +12,7 @@ import (
 
 	"wsapi/app"
 	"wsapi/app/budget"
+	"wsapi/app/channel/widget"
 	"wsapi/app/stream"
 )
 
@@ -44,6 +45,8 @@ type Config struct {
 	// AccessLog takes the request line of every request; nil: the server's logger. `app
 	// serve` gives it one that batches its writes (cli/logbuffer.go).
 	AccessLog *slog.Logger
+	// Widget bounds the web widget's public routes (channels.widget.*).
+	Widget WidgetLimits
 }
 
 // Pinger tells whether the database answers.
@@ -69,6 +72,9 @@ type Server struct {
 	kept *keptAnswers
 	// streams ends open streams whose key, member or role changed (streamguard.go).
 	streams *streamGuard
+	// widget serves the web widget's files; visitorLimits bound its visitors (widget.go).
+	widget        *widget.Assets
+	visitorLimits *visitorLimits
 }
 
 // New builds the handler with every route of routes.go.
@@ -86,6 +92,8 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 	s := &Server{svc: svc, cfg: cfg, log: log, access: access, db: db, document: servedDocument(cfg.PublicURL),
 		inboxPages: newInboxPages(cfg.InboxCacheChats, cfg.Ops.Compress), kept: newKeptAnswers(cfg.Ops.KeptAnswers, cfg.Ops.Metrics, cfg.Ops.Compress)}
 	s.streams = newStreamGuard(svc, cfg.StreamAuthCheck, log)
+	s.widget = widget.LoadAssets()
+	s.visitorLimits = newVisitorLimits(cfg.Widget, svc.Clock, func(rq *Request) string { return clientIP(rq.R, cfg.TrustedProxies) })
 	if cfg.RateLimitPerMinute > 0 { // 0 turns rate limiting off (http.rate_limit_per_minute)
 		s.limiter = newIPLimiter(cfg.RateLimitPerMinute, svc.Clock)
 	}

@@ -34,6 +34,9 @@ type sseWriter struct {
 	// mu orders the write deadlines: once cut, no write may set a later one.
 	mu  sync.Mutex
 	cut bool
+	// rewrite, when set, turns each stored event into what this client may see, or drops it
+	// (false): the widget's visitors (widget.Event). Deltas pass as they are.
+	rewrite func(typ string, data []byte) ([]byte, bool)
 }
 
 // startSSE answers 200 with the event-stream headers. A subscription that ends (dropped for
@@ -75,6 +78,12 @@ func (w *sseWriter) cutOff() {
 
 // event writes one event; an empty id writes no id line (the client keeps its last one).
 func (w *sseWriter) event(id, typ string, data []byte) error {
+	if w.rewrite != nil {
+		var ok bool
+		if data, ok = w.rewrite(typ, data); !ok {
+			return nil
+		}
+	}
 	w.b.Reset()
 	w.b.Write(appendEvent(w.b.AvailableBuffer(), id, typ, data))
 	return w.write(w.b.Bytes())
@@ -160,6 +169,9 @@ func deltaEvent(it stream.Item) ([]byte, error) {
 // shared writes an item the hub sent to every watcher as it came: its wire form is built
 // by the first watcher that writes it and reused by the others.
 func (w *sseWriter) shared(it stream.Item) error {
+	if w.rewrite != nil && !it.IsDelta() { // this client's own form, not the shared one
+		return w.persisted(it.Seq, it.Type, it.Data)
+	}
 	b := it.Shared.Bytes(func() []byte {
 		if !it.IsDelta() {
 			return appendEvent(nil, strconv.FormatInt(it.Seq, 10), it.Type, it.Data)

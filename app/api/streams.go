@@ -16,8 +16,7 @@ func (s *Server) chatStream(rq *Request) error {
 	if err := p.Err(); err != nil {
 		return err
 	}
-	org, chatID := rq.Org(), rq.Param("id")
-	if _, err := s.svc.GetChat(rq.Ctx(), org, chatID); err != nil {
+	if _, err := s.svc.GetChat(rq.Ctx(), rq.Org(), rq.Param("id")); err != nil {
 		return err
 	}
 	release, err := s.holdStream(rq)
@@ -25,16 +24,30 @@ func (s *Server) chatStream(rq *Request) error {
 		return err
 	}
 	defer release()
-	sub, snap, err := s.cfg.Hub.Subscribe(rq.Ctx(), stream.Filter{OrgID: org, ChatID: chatID})
+	return s.streamChat(rq, from, nil)
+}
+
+// streamChat serves the stream of the chat rq.Param("id") of rq.Org() from a resume point,
+// its slot of the stream budget already held; rewrite, when set, turns each stored event into
+// what the client may see (sseWriter), and the subscription is a widget visitor's.
+func (s *Server) streamChat(rq *Request, from resumePoint, rewrite func(string, []byte) ([]byte, bool)) error {
+	f := stream.Filter{OrgID: rq.Org(), ChatID: rq.Param("id")}
+	if rewrite != nil {
+		f.Buffer = visitorStreamBuffer
+	}
+	sub, snap, err := s.cfg.Hub.Subscribe(rq.Ctx(), f)
 	if err != nil {
 		return err
 	}
 	defer s.cfg.Hub.Unsubscribe(sub)
-	defer s.watchRevocation(rq, sub)()
+	if rewrite == nil { // a key's stream; a visitor's has no key to revoke
+		defer s.watchRevocation(rq, sub)()
+	}
 	w, err := startSSE(rq, sub)
 	if err != nil {
 		return nil // the client is gone
 	}
+	w.rewrite = rewrite
 	st := &sent{seq: snap.LastSeq, offsets: map[string]int{}}
 	if err := s.chatBacklog(rq, w, st, from, snap); err != nil {
 		logFrom(rq.R).Info("chat stream ended", "err", err)

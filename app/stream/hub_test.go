@@ -184,6 +184,32 @@ func TestHubDropsASubscriberThatFallsBehind(t *testing.T) {
 	}
 }
 
+// A subscriber's own Buffer (a widget visitor's) bounds it below the hub's: it is dropped
+// once that many items wait, while a subscriber with the hub's buffer keeps up.
+func TestHubSubscriberBufferOfItsOwn(t *testing.T) {
+	h, _ := hubEnv(t, stream.Options{Buffer: 100})
+	small := subscribe(t, h, stream.Filter{OrgID: "o1", ChatID: "c1", Buffer: 3})
+	big := subscribe(t, h, stream.Filter{OrgID: "o1", ChatID: "c1"})
+	for i := range 5 {
+		h.Delta("o1", "c1", "m1", i, "x")
+	}
+	select {
+	case <-small.Ended():
+	case <-time.After(time.Second):
+		t.Fatalf("the subscriber with 3 items of room was not dropped after 5")
+	}
+	n := 0
+	for range small.C {
+		n++
+	}
+	if n != 3 {
+		t.Fatalf("kept %d items, want 3", n)
+	}
+	for range 5 {
+		next(t, big)
+	}
+}
+
 func TestHubCloseEndsSubscriptionsAndRefusesNewOnes(t *testing.T) {
 	h, _ := hubEnv(t, stream.Options{})
 	s := subscribe(t, h, stream.Filter{OrgID: "o1"})

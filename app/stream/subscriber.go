@@ -58,6 +58,9 @@ type Filter struct {
 	// DeltaChatID adds the deltas of one chat to an organization's subscription: the web
 	// app's one stream per tab follows the whole inbox and the chat open in it.
 	DeltaChatID string
+	// Buffer, when positive, bounds this subscriber's waiting items instead of the hub's
+	// Buffer: a widget visitor follows one chat and needs far less room than an inbox.
+	Buffer int
 }
 
 // wantsDeltas tells whether the subscriber gets the deltas of a chat.
@@ -114,7 +117,11 @@ func (h *Hub) Subscribe(ctx context.Context, f Filter) (*Subscriber, Snapshot, e
 	if h.closed {
 		return nil, Snapshot{}, ErrClosed
 	}
-	c := make(chan *Item, h.opt.Buffer)
+	size := h.opt.Buffer
+	if f.Buffer > 0 {
+		size = min(f.Buffer, size)
+	}
+	c := make(chan *Item, size)
 	s := &Subscriber{C: c, c: c, ended: make(chan struct{}), filter: f}
 	h.subs[s] = struct{}{}
 	snap := Snapshot{LastSeq: h.last}

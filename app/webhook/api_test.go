@@ -116,13 +116,14 @@ func TestCreateAnswersFullSecretAndReadsMaskIt(t *testing.T) {
 	}
 }
 
-func TestEventTypesListsSevenWithoutPing(t *testing.T) {
+// The spec's seven and message.created (a reply to deliver on a custom chat, docs/channels.md).
+func TestEventTypesListsEightWithoutPing(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	var types []app.EventType
 	e.Do("GET", "/orgs/c/webhooks/events", e.AdminKey, nil).Expect(200).JSON(&types)
 	want := []string{app.EventChatAssigned, app.EventContactBlocked, app.EventContactUnsubscribed, app.EventBroadcastFailed,
-		app.EventBroadcastBounced, app.EventBroadcastComplained, app.EventBroadcastSuppressed}
+		app.EventBroadcastBounced, app.EventBroadcastComplained, app.EventBroadcastSuppressed, app.EventMessageCreated}
 	if len(types) != len(want) {
 		t.Fatalf("%d event types, want %d: %+v", len(types), len(want), types)
 	}

@@ -96,6 +96,78 @@ func (e AssistantConfigInputKnowledgeScope) Valid() bool {
 	}
 }
 
+// Defines values for AssistantIntegrationIntegrationId.
+const (
+	AssistantIntegrationIntegrationIdCustom   AssistantIntegrationIntegrationId = "custom"
+	AssistantIntegrationIntegrationIdEmail    AssistantIntegrationIntegrationId = "email"
+	AssistantIntegrationIntegrationIdInternal AssistantIntegrationIntegrationId = "internal"
+	AssistantIntegrationIntegrationIdTelegram AssistantIntegrationIntegrationId = "telegram"
+	AssistantIntegrationIntegrationIdWhatsapp AssistantIntegrationIntegrationId = "whatsapp"
+)
+
+// Valid indicates whether the value is a known member of the AssistantIntegrationIntegrationId enum.
+func (e AssistantIntegrationIntegrationId) Valid() bool {
+	switch e {
+	case AssistantIntegrationIntegrationIdCustom:
+		return true
+	case AssistantIntegrationIntegrationIdEmail:
+		return true
+	case AssistantIntegrationIntegrationIdInternal:
+		return true
+	case AssistantIntegrationIntegrationIdTelegram:
+		return true
+	case AssistantIntegrationIntegrationIdWhatsapp:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AssistantIntegrationStatus.
+const (
+	AssistantIntegrationStatusACTIVE AssistantIntegrationStatus = "ACTIVE"
+	AssistantIntegrationStatusFAILED AssistantIntegrationStatus = "FAILED"
+)
+
+// Valid indicates whether the value is a known member of the AssistantIntegrationStatus enum.
+func (e AssistantIntegrationStatus) Valid() bool {
+	switch e {
+	case AssistantIntegrationStatusACTIVE:
+		return true
+	case AssistantIntegrationStatusFAILED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AssistantIntegrationInputIntegrationId.
+const (
+	AssistantIntegrationInputIntegrationIdCustom   AssistantIntegrationInputIntegrationId = "custom"
+	AssistantIntegrationInputIntegrationIdEmail    AssistantIntegrationInputIntegrationId = "email"
+	AssistantIntegrationInputIntegrationIdInternal AssistantIntegrationInputIntegrationId = "internal"
+	AssistantIntegrationInputIntegrationIdTelegram AssistantIntegrationInputIntegrationId = "telegram"
+	AssistantIntegrationInputIntegrationIdWhatsapp AssistantIntegrationInputIntegrationId = "whatsapp"
+)
+
+// Valid indicates whether the value is a known member of the AssistantIntegrationInputIntegrationId enum.
+func (e AssistantIntegrationInputIntegrationId) Valid() bool {
+	switch e {
+	case AssistantIntegrationInputIntegrationIdCustom:
+		return true
+	case AssistantIntegrationInputIntegrationIdEmail:
+		return true
+	case AssistantIntegrationInputIntegrationIdInternal:
+		return true
+	case AssistantIntegrationInputIntegrationIdTelegram:
+		return true
+	case AssistantIntegrationInputIntegrationIdWhatsapp:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BroadcastIntegrationId.
 const (
 	BroadcastIntegrationIdCustom   BroadcastIntegrationId = "custom"
@@ -1161,6 +1233,33 @@ func (e MessageStatus) Valid() bool {
 	}
 }
 
+// Defines values for MessageDeliveryStatus.
+const (
+	MessageDeliveryStatusDELIVERED MessageDeliveryStatus = "DELIVERED"
+	MessageDeliveryStatusFAILED    MessageDeliveryStatus = "FAILED"
+	MessageDeliveryStatusPENDING   MessageDeliveryStatus = "PENDING"
+	MessageDeliveryStatusREAD      MessageDeliveryStatus = "READ"
+	MessageDeliveryStatusSENT      MessageDeliveryStatus = "SENT"
+)
+
+// Valid indicates whether the value is a known member of the MessageDeliveryStatus enum.
+func (e MessageDeliveryStatus) Valid() bool {
+	switch e {
+	case MessageDeliveryStatusDELIVERED:
+		return true
+	case MessageDeliveryStatusFAILED:
+		return true
+	case MessageDeliveryStatusPENDING:
+		return true
+	case MessageDeliveryStatusREAD:
+		return true
+	case MessageDeliveryStatusSENT:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MessageInputRole.
 const (
 	MessageInputRoleAdmin     MessageInputRole = "admin"
@@ -1749,6 +1848,72 @@ func (e SegmentInputColor) Valid() bool {
 	}
 }
 
+// Defines values for VisitorChatState.
+const (
+	VisitorChatStateCLOSED  VisitorChatState = "CLOSED"
+	VisitorChatStateOPEN    VisitorChatState = "OPEN"
+	VisitorChatStateSNOOZED VisitorChatState = "SNOOZED"
+)
+
+// Valid indicates whether the value is a known member of the VisitorChatState enum.
+func (e VisitorChatState) Valid() bool {
+	switch e {
+	case VisitorChatStateCLOSED:
+		return true
+	case VisitorChatStateOPEN:
+		return true
+	case VisitorChatStateSNOOZED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for VisitorMessageRole.
+const (
+	VisitorMessageRoleAdmin     VisitorMessageRole = "admin"
+	VisitorMessageRoleAssistant VisitorMessageRole = "assistant"
+	VisitorMessageRoleUser      VisitorMessageRole = "user"
+)
+
+// Valid indicates whether the value is a known member of the VisitorMessageRole enum.
+func (e VisitorMessageRole) Valid() bool {
+	switch e {
+	case VisitorMessageRoleAdmin:
+		return true
+	case VisitorMessageRoleAssistant:
+		return true
+	case VisitorMessageRoleUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for VisitorMessageStatus.
+const (
+	VisitorMessageStatusCANCELED  VisitorMessageStatus = "CANCELED"
+	VisitorMessageStatusCOMPLETED VisitorMessageStatus = "COMPLETED"
+	VisitorMessageStatusFAILED    VisitorMessageStatus = "FAILED"
+	VisitorMessageStatusRUNNING   VisitorMessageStatus = "RUNNING"
+)
+
+// Valid indicates whether the value is a known member of the VisitorMessageStatus enum.
+func (e VisitorMessageStatus) Valid() bool {
+	switch e {
+	case VisitorMessageStatusCANCELED:
+		return true
+	case VisitorMessageStatusCOMPLETED:
+		return true
+	case VisitorMessageStatusFAILED:
+		return true
+	case VisitorMessageStatusRUNNING:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookInputEvents.
 const (
 	WebhookInputEventsBroadcastBounced    WebhookInputEvents = "broadcast.bounced"
@@ -1758,6 +1923,7 @@ const (
 	WebhookInputEventsChatAssigned        WebhookInputEvents = "chat.assigned"
 	WebhookInputEventsContactBlocked      WebhookInputEvents = "contact.blocked"
 	WebhookInputEventsContactUnsubscribed WebhookInputEvents = "contact.unsubscribed"
+	WebhookInputEventsMessageCreated      WebhookInputEvents = "message.created"
 )
 
 // Valid indicates whether the value is a known member of the WebhookInputEvents enum.
@@ -1777,6 +1943,8 @@ func (e WebhookInputEvents) Valid() bool {
 		return true
 	case WebhookInputEventsContactUnsubscribed:
 		return true
+	case WebhookInputEventsMessageCreated:
+		return true
 	default:
 		return false
 	}
@@ -1791,6 +1959,7 @@ const (
 	WebhookPatchEventsChatAssigned        WebhookPatchEvents = "chat.assigned"
 	WebhookPatchEventsContactBlocked      WebhookPatchEvents = "contact.blocked"
 	WebhookPatchEventsContactUnsubscribed WebhookPatchEvents = "contact.unsubscribed"
+	WebhookPatchEventsMessageCreated      WebhookPatchEvents = "message.created"
 )
 
 // Valid indicates whether the value is a known member of the WebhookPatchEvents enum.
@@ -1809,6 +1978,8 @@ func (e WebhookPatchEvents) Valid() bool {
 	case WebhookPatchEventsContactBlocked:
 		return true
 	case WebhookPatchEventsContactUnsubscribed:
+		return true
+	case WebhookPatchEventsMessageCreated:
 		return true
 	default:
 		return false
@@ -2869,6 +3040,78 @@ type AssistantInput struct {
 
 	// Name trimmed
 	Name *string `json:"name,omitempty"`
+}
+
+// AssistantIntegration An assistant deployed on one channel (the spec's assistant_integration).
+type AssistantIntegration struct {
+	AssistantId string `json:"assistant_id"`
+
+	// Config per type, never secret: internal {allowed_origins, require_identity}; email {identity_id, inbound, imap}; whatsapp {phone_number_id, waba_id, verify_token (generated)}; telegram and custom none
+	Config map[string]interface{} `json:"config"`
+
+	// CreatedAt RFC 3339, UTC, milliseconds
+	//
+	// Examples: 2026-01-02T03:04:05.000Z
+	CreatedAt time.Time `json:"created_at"`
+
+	// Enabled false: messages still land in the inbox, the assistant does not answer
+	Enabled bool `json:"enabled"`
+
+	// Error why a set-up step failed (FAILED), for example a type whose connector this server does not have yet
+	Error *string `json:"error"`
+
+	// Id Examples: asi_0Hk3Zq7Zr2LmN8sT1uW4
+	Id string `json:"id"`
+
+	// IntegrationId `internal` is the web widget
+	IntegrationId AssistantIntegrationIntegrationId `json:"integration_id"`
+	Name          string                            `json:"name"`
+
+	// SecretKey the widget's identity key (`wsk_...`): answered by create and rotate only. user_hash = hex HMAC-SHA256(user_id) under it
+	SecretKey *string `json:"secret_key,omitempty"`
+
+	// SecretKeys names of the sealed secrets, sorted; values are never answered (the widget's `secret_key` only once, by create and rotate)
+	SecretKeys []string `json:"secret_keys"`
+
+	// Snippet the widget's script tag to paste into a site (internal only)
+	Snippet *string                    `json:"snippet,omitempty"`
+	Status  AssistantIntegrationStatus `json:"status"`
+
+	// UpdatedAt RFC 3339, UTC, milliseconds
+	//
+	// Examples: 2026-01-02T03:04:05.000Z
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// AssistantIntegrationIntegrationId `internal` is the web widget
+type AssistantIntegrationIntegrationId string
+
+// AssistantIntegrationStatus defines model for AssistantIntegration.Status.
+type AssistantIntegrationStatus string
+
+// AssistantIntegrationInput defines model for AssistantIntegrationInput.
+type AssistantIntegrationInput struct {
+	// Config per type (see AssistantIntegration.config); an unknown key is a 400 naming it. internal: allowed_origins (at most 50 origins `https://host[:port]`, the iframe's frame-ancestors; empty: any site), require_identity (boolean). email: identity_id (an email identity of the organization), inbound `smtp` or `imap`, imap {host, port, tls, username, mailbox} for imap.
+	Config *map[string]interface{} `json:"config,omitempty"`
+
+	// Enabled default true
+	Enabled       *bool                                  `json:"enabled,omitempty"`
+	IntegrationId AssistantIntegrationInputIntegrationId `json:"integration_id"`
+	Name          string                                 `json:"name"`
+
+	// Secrets per type: email {imap_password}, telegram {bot_token} (required), whatsapp {access_token, app_secret} (required); sealed at rest
+	Secrets *map[string]string `json:"secrets,omitempty"`
+}
+
+// AssistantIntegrationInputIntegrationId defines model for AssistantIntegrationInput.IntegrationId.
+type AssistantIntegrationInputIntegrationId string
+
+// AssistantIntegrationPatch Every field optional. config replaces the whole config; secrets given replace those of the same name, an empty value removes one.
+type AssistantIntegrationPatch struct {
+	Config  *map[string]interface{} `json:"config,omitempty"`
+	Enabled *bool                   `json:"enabled,omitempty"`
+	Name    *string                 `json:"name,omitempty"`
+	Secrets *map[string]string      `json:"secrets,omitempty"`
 }
 
 // Audio An audio file stored with a chat, as answered. Requests name it by id (AudioInput).
@@ -4062,6 +4305,9 @@ type Message struct {
 	// Examples: 2026-01-02T03:04:05.000Z
 	CreatedAt time.Time `json:"created_at"`
 
+	// Delivery set on members' messages and finished assistant replies of chats whose assistant integration the server delivers; null otherwise
+	Delivery *MessageDelivery `json:"delivery"`
+
 	// Error failure text
 	Error *string `json:"error"`
 
@@ -4099,6 +4345,24 @@ type MessageRole string
 
 // MessageStatus defines model for Message.Status.
 type MessageStatus string
+
+// MessageDelivery How far a reply got on its way to the contact (integrations the server delivers: internal (the widget), email, telegram, whatsapp).
+type MessageDelivery struct {
+	// Error why the last attempt failed (a retry may still come while PENDING)
+	Error *string `json:"error"`
+
+	// ExternalId the channel's id of the sent message
+	ExternalId *string               `json:"external_id"`
+	Status     MessageDeliveryStatus `json:"status"`
+
+	// UpdatedAt RFC 3339, UTC, milliseconds
+	//
+	// Examples: 2026-01-02T03:04:05.000Z
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// MessageDeliveryStatus defines model for MessageDelivery.Status.
+type MessageDeliveryStatus string
 
 // MessageInput defines model for MessageInput.
 type MessageInput struct {
@@ -4156,18 +4420,21 @@ type Metadata struct {
 
 	// Sets value set name to its values with labels
 	Sets struct {
-		AiStatus       []Option `json:"ai_status"`
-		ChatState      []Option `json:"chat_state"`
-		ChatStatus     []Option `json:"chat_status"`
-		ConnectionType []Option `json:"connection_type"`
-		FieldType      []Option `json:"field_type"`
-		InboxFilter    []Option `json:"inbox_filter"`
-		IntegrationId  []Option `json:"integration_id"`
-		MediaFormat    []Option `json:"media_format"`
-		MemoryType     []Option `json:"memory_type"`
-		MessageRole    []Option `json:"message_role"`
-		SegmentColor   []Option `json:"segment_color"`
-		Visibility     []Option `json:"visibility"`
+		AiStatus []Option `json:"ai_status"`
+
+		// AssistantIntegrationId the channels an assistant can be deployed on with this server (POST .../integrations): `internal` (the web widget) and `custom` always; `email`, `telegram` and `whatsapp` only once their connectors are part of the server
+		AssistantIntegrationId []Option `json:"assistant_integration_id"`
+		ChatState              []Option `json:"chat_state"`
+		ChatStatus             []Option `json:"chat_status"`
+		ConnectionType         []Option `json:"connection_type"`
+		FieldType              []Option `json:"field_type"`
+		InboxFilter            []Option `json:"inbox_filter"`
+		IntegrationId          []Option `json:"integration_id"`
+		MediaFormat            []Option `json:"media_format"`
+		MemoryType             []Option `json:"memory_type"`
+		MessageRole            []Option `json:"message_role"`
+		SegmentColor           []Option `json:"segment_color"`
+		Visibility             []Option `json:"visibility"`
 	} `json:"sets"`
 
 	// SupportedLangs Examples: ["en","es","fr"]
@@ -4455,6 +4722,9 @@ type Part struct {
 	// EndTimestamp absent when not given
 	EndTimestamp *float64 `json:"end_timestamp,omitempty"`
 
+	// File on parts of type `file`: a file the contact sent through the widget (its name is `text`); download it at `file_url`
+	File *Audio `json:"file,omitempty"`
+
 	// StartTimestamp absent when not given
 	StartTimestamp *float64 `json:"start_timestamp,omitempty"`
 
@@ -4464,7 +4734,7 @@ type Part struct {
 	// ToolCall One tool call of an assistant's run: the arguments the model wrote, the result the tool answered or the error the model was told (invalid arguments, a failing callback), and how long it took.
 	ToolCall *ToolCallPart `json:"tool_call,omitempty"`
 
-	// Type `text`, `audio`, and on an assistant's run message `tool_call` (a tool the run called, in `tool_call`) and `citation` (knowledge the answer used, in `citation`). See docs/assistants.md, Tools.
+	// Type `text`, `audio`, and on an assistant's run message `tool_call` (a tool the run called, in `tool_call`) and `citation` (knowledge the answer used, in `citation`). See docs/assistants.md, Tools. `file`: a file a contact sent through the web widget, in `file`.
 	//
 	// Examples: text, tool_call, citation
 	Type string `json:"type"`
@@ -4903,6 +5173,96 @@ type UsageRow struct {
 	TotalTokens     float64 `json:"total_tokens"`
 }
 
+// VisitorChat A conversation as its visitor sees it.
+type VisitorChat struct {
+	AiEnabled bool `json:"ai_enabled"`
+
+	// CreatedAt RFC 3339, UTC, milliseconds
+	//
+	// Examples: 2026-01-02T03:04:05.000Z
+	CreatedAt time.Time `json:"created_at"`
+	CsatScore *int      `json:"csat_score"`
+
+	// HandedOff a member took it, or the assistant is off: a member will reply
+	HandedOff bool             `json:"handed_off"`
+	Id        string           `json:"id"`
+	State     VisitorChatState `json:"state"`
+}
+
+// VisitorChatState defines model for VisitorChat.State.
+type VisitorChatState string
+
+// VisitorMessage A message as the visitor sees it.
+type VisitorMessage struct {
+	// Author a member's first name; empty otherwise
+	Author string `json:"author"`
+
+	// CreatedAt RFC 3339, UTC, milliseconds
+	//
+	// Examples: 2026-01-02T03:04:05.000Z
+	CreatedAt time.Time            `json:"created_at"`
+	Id        string               `json:"id"`
+	Role      VisitorMessageRole   `json:"role"`
+	Status    VisitorMessageStatus `json:"status"`
+	Text      string               `json:"text"`
+}
+
+// VisitorMessageRole defines model for VisitorMessage.Role.
+type VisitorMessageRole string
+
+// VisitorMessageStatus defines model for VisitorMessage.Status.
+type VisitorMessageStatus string
+
+// VisitorSent defines model for VisitorSent.
+type VisitorSent struct {
+	// Chat A conversation as its visitor sees it.
+	Chat VisitorChat `json:"chat"`
+
+	// Message A message as the visitor sees it.
+	Message VisitorMessage `json:"message"`
+}
+
+// VisitorSession defines model for VisitorSession.
+type VisitorSession struct {
+	// Chat the newest conversation, null before the first message
+	Chat *VisitorChat `json:"chat"`
+
+	// Chats the visitor's conversations on this widget, newest first (an identified visitor's from every device)
+	Chats   []VisitorChat `json:"chats"`
+	Session struct {
+		ContactId  string `json:"contact_id"`
+		Id         string `json:"id"`
+		Identified bool   `json:"identified"`
+	} `json:"session"`
+
+	// Token the session token (`wst_...`), answered by create only; send it as `X-Session-Token` (the stream: `token` query parameter)
+	Token  *string `json:"token,omitempty"`
+	Widget struct {
+		// AsksRating the assistant asks for a 1-5 rating when a chat is resolved (enable_auto_csat): the widget offers the scores; the visitor's next message is the rating
+		AsksRating        bool     `json:"asks_rating"`
+		AvatarUrl         string   `json:"avatar_url"`
+		Name              string   `json:"name"`
+		RequireIdentity   bool     `json:"require_identity"`
+		SuggestedMessages []string `json:"suggested_messages"`
+		WelcomeBanner     string   `json:"welcome_banner"`
+	} `json:"widget"`
+}
+
+// VisitorStart An identified visitor (user_id with user_hash, name, email) or nothing for an anonymous one.
+type VisitorStart struct {
+	Email *string `json:"email,omitempty"`
+	Name  *string `json:"name,omitempty"`
+
+	// UserHash hex HMAC-SHA256 of user_id under the widget's secret_key
+	UserHash *string `json:"user_hash,omitempty"`
+	UserId   *string `json:"user_id,omitempty"`
+}
+
+// VisitorText defines model for VisitorText.
+type VisitorText struct {
+	Text string `json:"text"`
+}
+
 // WebhookEndpoint defines model for WebhookEndpoint.
 type WebhookEndpoint struct {
 	// ConsecutiveFailures FAILED deliveries in a row; any successful attempt resets it
@@ -5006,6 +5366,9 @@ type WebhookPatch struct {
 // WebhookPatchEvents defines model for WebhookPatch.Events.
 type WebhookPatchEvents string
 
+// AsiParam defines model for asiParam.
+type AsiParam = string
+
 // AssistantIdParam defines model for assistantIdParam.
 type AssistantIdParam = string
 
@@ -5101,6 +5464,9 @@ type InboxStateParam string
 
 // InboxStatusParam defines model for inboxStatusParam.
 type InboxStatusParam string
+
+// IntegrationIdParam defines model for integrationIdParam.
+type IntegrationIdParam = string
 
 // KeyIdParam defines model for keyIdParam.
 type KeyIdParam = string
@@ -5275,6 +5641,27 @@ type ListAssistantsParams struct {
 
 // CreateAssistantParams defines parameters for CreateAssistant.
 type CreateAssistantParams struct {
+	// IdempotencyKey 1 to 255 characters. The first answer (2xx, or 4xx other than 409 and 429) to a POST with this key is kept 24 h per organization, key and route; a retry with the same body, path and API key gets that answer again with `Idempotent-Replayed: true`. The same key with another request is 409 `conflict` naming `Idempotency-Key`, and so is a retry while the first request still runs. 5xx answers are not kept. See docs/api-conventions.md.
+	IdempotencyKey *IdempotencyKeyParam `json:"Idempotency-Key,omitempty"`
+}
+
+// ListAssistantIntegrationsParams defines parameters for ListAssistantIntegrations.
+type ListAssistantIntegrationsParams struct {
+	// Page Page number, from 1.
+	Page *PageParam `form:"page,omitempty" json:"page,omitempty"`
+
+	// Take Page size, 1 to 100; over 100 is a 400.
+	Take *TakeParam `form:"take,omitempty" json:"take,omitempty"`
+}
+
+// CreateAssistantIntegrationParams defines parameters for CreateAssistantIntegration.
+type CreateAssistantIntegrationParams struct {
+	// IdempotencyKey 1 to 255 characters. The first answer (2xx, or 4xx other than 409 and 429) to a POST with this key is kept 24 h per organization, key and route; a retry with the same body, path and API key gets that answer again with `Idempotent-Replayed: true`. The same key with another request is 409 `conflict` naming `Idempotency-Key`, and so is a retry while the first request still runs. 5xx answers are not kept. See docs/api-conventions.md.
+	IdempotencyKey *IdempotencyKeyParam `json:"Idempotency-Key,omitempty"`
+}
+
+// RotateAssistantIntegrationKeyParams defines parameters for RotateAssistantIntegrationKey.
+type RotateAssistantIntegrationKeyParams struct {
 	// IdempotencyKey 1 to 255 characters. The first answer (2xx, or 4xx other than 409 and 429) to a POST with this key is kept 24 h per organization, key and route; a retry with the same body, path and API key gets that answer again with `Idempotent-Replayed: true`. The same key with another request is 409 `conflict` naming `Idempotency-Key`, and so is a retry while the first request still runs. 5xx answers are not kept. See docs/api-conventions.md.
 	IdempotencyKey *IdempotencyKeyParam `json:"Idempotency-Key,omitempty"`
 }
@@ -5935,6 +6322,49 @@ type UnsubscribeOneClickFormdataBodyConfirm string
 // UnsubscribeOneClick200JSONResponseBodyUnsubscribed defines parameters for UnsubscribeOneClick.
 type UnsubscribeOneClick200JSONResponseBodyUnsubscribed bool
 
+// SendVisitorFileMultipartBody defines parameters for SendVisitorFile.
+type SendVisitorFileMultipartBody struct {
+	File openapi_types.File `json:"file"`
+}
+
+// SendVisitorFileParams defines parameters for SendVisitorFile.
+type SendVisitorFileParams struct {
+	// XSessionToken the widget session's token
+	XSessionToken string `json:"X-Session-Token"`
+}
+
+// ListVisitorMessagesParams defines parameters for ListVisitorMessages.
+type ListVisitorMessagesParams struct {
+	// ChatId one of the visitor's chats; default the newest
+	ChatId *string `form:"chat_id,omitempty" json:"chat_id,omitempty"`
+
+	// XSessionToken the widget session's token
+	XSessionToken string `json:"X-Session-Token"`
+}
+
+// SendVisitorMessageParams defines parameters for SendVisitorMessage.
+type SendVisitorMessageParams struct {
+	// XSessionToken the widget session's token
+	XSessionToken string `json:"X-Session-Token"`
+}
+
+// GetVisitorParams defines parameters for GetVisitor.
+type GetVisitorParams struct {
+	// XSessionToken the widget session's token
+	XSessionToken string `json:"X-Session-Token"`
+}
+
+// StreamVisitorParams defines parameters for StreamVisitor.
+type StreamVisitorParams struct {
+	// Token the widget session's token (EventSource cannot send headers)
+	Token string `form:"token" json:"token"`
+
+	// ChatId one of the visitor's chats; default the newest
+	ChatId      *string `form:"chat_id,omitempty" json:"chat_id,omitempty"`
+	LastEventId *string `form:"last_event_id,omitempty" json:"last_event_id,omitempty"`
+	LastEventID *string `json:"Last-Event-ID,omitempty"`
+}
+
 // UpdateOrgJSONRequestBody defines body for UpdateOrg for application/json ContentType.
 type UpdateOrgJSONRequestBody = OrgPatch
 
@@ -5943,6 +6373,12 @@ type CreateAssistantJSONRequestBody = AssistantCreateInput
 
 // UpdateAssistantJSONRequestBody defines body for UpdateAssistant for application/json ContentType.
 type UpdateAssistantJSONRequestBody = AssistantInput
+
+// CreateAssistantIntegrationJSONRequestBody defines body for CreateAssistantIntegration for application/json ContentType.
+type CreateAssistantIntegrationJSONRequestBody = AssistantIntegrationInput
+
+// UpdateAssistantIntegrationJSONRequestBody defines body for UpdateAssistantIntegration for application/json ContentType.
+type UpdateAssistantIntegrationJSONRequestBody = AssistantIntegrationPatch
 
 // CreateKnowledgeContentJSONRequestBody defines body for CreateKnowledgeContent for application/json ContentType.
 type CreateKnowledgeContentJSONRequestBody = KnowledgeInput
@@ -6060,6 +6496,15 @@ type UpdateWebhookJSONRequestBody = WebhookPatch
 
 // UnsubscribeOneClickFormdataRequestBody defines body for UnsubscribeOneClick for application/x-www-form-urlencoded ContentType.
 type UnsubscribeOneClickFormdataRequestBody UnsubscribeOneClickFormdataBody
+
+// SendVisitorFileMultipartRequestBody defines body for SendVisitorFile for multipart/form-data ContentType.
+type SendVisitorFileMultipartRequestBody SendVisitorFileMultipartBody
+
+// SendVisitorMessageJSONRequestBody defines body for SendVisitorMessage for application/json ContentType.
+type SendVisitorMessageJSONRequestBody = VisitorText
+
+// StartVisitorJSONRequestBody defines body for StartVisitor for application/json ContentType.
+type StartVisitorJSONRequestBody = VisitorStart
 
 // Getter for additional properties for AudioInput. Returns the specified
 // element and whether it was found
@@ -6499,6 +6944,86 @@ type ClientInterface interface {
 	// Corresponds with PATCH /orgs/{org}/assistants/{id} (the `UpdateAssistant` operationId).
 	UpdateAssistant(ctx context.Context, org OrgParam, id AssistantIdParam, body UpdateAssistantJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListAssistantIntegrations List an assistant's integrations
+	//
+	// Oldest first; page/take pagination.
+	//
+	// Access: requires `assistants:read`.
+	//
+	// Corresponds with GET /orgs/{org}/assistants/{id}/integrations (the `ListAssistantIntegrations` operationId).
+	ListAssistantIntegrations(ctx context.Context, org OrgParam, id AssistantIdParam, params *ListAssistantIntegrationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAssistantIntegrationWithBody Deploy an assistant on a channel
+	//
+	// Creates the integration. The web widget (`internal`) gets its `secret_key` (answered this once) and `snippet`; WhatsApp a generated `verify_token`. The channel's connector checks the set-up: a type whose connector this server does not have yet is saved `FAILED` with that `error`.
+	//
+	// Access: requires `assistants:write`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /orgs/{org}/assistants/{id}/integrations (the `CreateAssistantIntegration` operationId).
+	CreateAssistantIntegrationWithBody(ctx context.Context, org OrgParam, id AssistantIdParam, params *CreateAssistantIntegrationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAssistantIntegration Deploy an assistant on a channel
+	//
+	// Creates the integration. The web widget (`internal`) gets its `secret_key` (answered this once) and `snippet`; WhatsApp a generated `verify_token`. The channel's connector checks the set-up: a type whose connector this server does not have yet is saved `FAILED` with that `error`.
+	//
+	// Access: requires `assistants:write`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /orgs/{org}/assistants/{id}/integrations (the `CreateAssistantIntegration` operationId).
+	CreateAssistantIntegration(ctx context.Context, org OrgParam, id AssistantIdParam, params *CreateAssistantIntegrationParams, body CreateAssistantIntegrationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAssistantIntegration Delete an assistant integration
+	//
+	// Inbound is refused from then on (the widget answers 404); its chats stay in the inbox.
+	//
+	// Access: requires `assistants:write`.
+	//
+	// Corresponds with DELETE /orgs/{org}/assistants/{id}/integrations/{integration_id} (the `DeleteAssistantIntegration` operationId).
+	DeleteAssistantIntegration(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAssistantIntegration Get an assistant integration
+	//
+	// Secret names only; a widget's snippet to embed.
+	//
+	// Access: requires `assistants:read`.
+	//
+	// Corresponds with GET /orgs/{org}/assistants/{id}/integrations/{integration_id} (the `GetAssistantIntegration` operationId).
+	GetAssistantIntegration(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateAssistantIntegrationWithBody Change an assistant integration
+	//
+	// Name, enabled, config, secrets; a config or secret change runs the set-up check again.
+	//
+	// Access: requires `assistants:write`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /orgs/{org}/assistants/{id}/integrations/{integration_id} (the `UpdateAssistantIntegration` operationId).
+	UpdateAssistantIntegrationWithBody(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateAssistantIntegration Change an assistant integration
+	//
+	// Name, enabled, config, secrets; a config or secret change runs the set-up check again.
+	//
+	// Access: requires `assistants:write`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /orgs/{org}/assistants/{id}/integrations/{integration_id} (the `UpdateAssistantIntegration` operationId).
+	UpdateAssistantIntegration(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, body UpdateAssistantIntegrationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RotateAssistantIntegrationKey Rotate a widget's secret_key
+	//
+	// A new `secret_key`, answered this once; identities signed with the old one are refused from now on. Only `internal` integrations have one (else 400).
+	//
+	// Access: requires `assistants:write`.
+	//
+	// Corresponds with POST /orgs/{org}/assistants/{id}/integrations/{integration_id}/rotate (the `RotateAssistantIntegrationKey` operationId).
+	RotateAssistantIntegrationKey(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, params *RotateAssistantIntegrationKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListKnowledgeContents List an assistant's knowledge
 	//
 	// Top-level contents, newest first; the pages of a crawl are in their parent's `children`. Walk with `next` or with `page`/`take`.
@@ -6841,7 +7366,7 @@ type ClientInterface interface {
 
 	// StreamChat Stream a chat (SSE)
 	//
-	// Server-Sent Events of one chat: `message.created` and `message.updated` for every message (contact, member, assistant), `message.tool_call` for each tool call of a run as it ends ({message_id, chat_id, tool_call}), `chat.updated`, `chat.assigned`, `chat.deleted`, and `message.delta`, the text of an assistant run as it streams (not stored). A stored event's `id` is its sequence number; a delta's is `<S>.<O>`: S the id of its message's `message.created`, O the rune offset in the message's text where the piece ends. A new connection first gets `sync`: the in-flight message as it stands (live text) or null. Resume with `Last-Event-ID`: after `<S>` the stored events that followed (and a `sync` when a run you knew of is still going); after `<S>.<O>` first one delta with the rest of that message's text, then the stored events after S. Idle streams get `: ping` comments every `events.stream_heartbeat`. A client that falls `events.stream_buffer` events behind is disconnected and resumes with `Last-Event-ID`. See docs/assistants.md, Streaming.
+	// Server-Sent Events of one chat: `message.created` and `message.updated` for every message (contact, member, assistant), `message.tool_call` for each tool call of a run as it ends ({message_id, chat_id, tool_call}), `message.delivery` when a reply's delivery to the contact moves ({message_id, chat_id, delivery}, docs/channels.md), `chat.updated`, `chat.assigned`, `chat.deleted`, and `message.delta`, the text of an assistant run as it streams (not stored). A stored event's `id` is its sequence number; a delta's is `<S>.<O>`: S the id of its message's `message.created`, O the rune offset in the message's text where the piece ends. A new connection first gets `sync`: the in-flight message as it stands (live text) or null. Resume with `Last-Event-ID`: after `<S>` the stored events that followed (and a `sync` when a run you knew of is still going); after `<S>.<O>` first one delta with the rest of that message's text, then the stored events after S. Idle streams get `: ping` comments every `events.stream_heartbeat`. A client that falls `events.stream_buffer` events behind is disconnected and resumes with `Last-Event-ID`. Open streams are capped per API key (`events.max_streams_per_key`), per member, per client IP and on the whole server (`events.max_streams`): past a cap the stream is refused at once with 429 `rate_limited` and `Retry-After`, never held open. A stream ends within a second when its key is deleted or rotated, its member deleted or its permissions changed; reconnecting then meets the new state (401, 403). See docs/assistants.md, Streaming, and docs/operations.md, Streams.
 	//
 	// Access: requires `inbox:read`.
 	//
@@ -7354,7 +7879,7 @@ type ClientInterface interface {
 
 	// StreamEvents Stream the organization's events (SSE)
 	//
-	// Server-Sent Events of the organization as changes commit: every webhook event type plus the stream-only types a live inbox needs (`message.created`, `message.updated`, `message.tool_call`, `chat.created`, `chat.updated`, `chat.deleted`, `contact.created`, `contact.updated`, `contact.deleted`); `GET /orgs/{org}/webhooks/events?all=true` lists them with their area. A key sees only events of areas its role may read (`inbox` for chats and messages, `contacts`, `broadcasts`). `id:` is the event's sequence number; a new connection first gets an id with no data (the current position), so a reconnect before any event loses nothing. Resume with `Last-Event-ID` (stored events are kept `events.stream_retention`). Deltas are not on this stream. Heartbeats and slow clients as on the chat stream.
+	// Server-Sent Events of the organization as changes commit: every webhook event type plus the stream-only types a live inbox needs (`message.created`, `message.updated`, `message.delivery`, `message.tool_call`, `chat.created`, `chat.updated`, `chat.deleted`, `contact.created`, `contact.updated`, `contact.deleted`); `GET /orgs/{org}/webhooks/events?all=true` lists them with their area. A key sees only events of areas its role may read (`inbox` for chats and messages, `contacts`, `broadcasts`). `id:` is the event's sequence number; a new connection first gets an id with no data (the current position), so a reconnect before any event loses nothing. Resume with `Last-Event-ID` (stored events are kept `events.stream_retention`). Deltas are not on this stream. Heartbeats, slow clients, the caps on open streams and revocation as on the chat stream.
 	//
 	// Access: any key of the organization; events are filtered by its read permissions.
 	//
@@ -7879,6 +8404,115 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /u/{token} (the `UnsubscribeOneClick` operationId).
 	UnsubscribeOneClickWithFormdataBody(ctx context.Context, token LinkTokenParam, body UnsubscribeOneClickFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WidgetAsset A widget page asset
+	//
+	// The iframe page's script and style, under names that carry their content's hash: cached a year.
+	//
+	// Access: public, no credential.
+	//
+	// Corresponds with GET /widget-assets/{file} (the `WidgetAsset` operationId).
+	WidgetAsset(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WidgetLoader The widget's loader script
+	//
+	// One small script (no framework): adds a launcher and loads the chat iframe when the page is idle or the launcher is clicked. `window.AppWidget.identify({user_id, user_hash, name, email})`, `open()`, `close()`. Cached an hour, revalidated by ETag. See docs/channels.md.
+	//
+	// Access: public, no credential.
+	//
+	// Corresponds with GET /widget.js (the `WidgetLoader` operationId).
+	WidgetLoader(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WidgetPage The widget's chat page
+	//
+	// The page of the iframe. Its Content-Security-Policy lets only this server's script, style and API run, and only the widget's `allowed_origins` frame it (`frame-ancestors`; any site when empty). Another organization's, a deleted or a non-widget integration is 404.
+	//
+	// Access: public, no credential.
+	//
+	// Corresponds with GET /widget/{asi} (the `WidgetPage` operationId).
+	WidgetPage(ctx context.Context, asi AsiParam, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SendVisitorFileWithBody Send a file as the visitor
+	//
+	// One file (multipart field `file`, at most 10 MiB) as the visitor's message in its newest chat (a part of type `file`); its type is sniffed from its bytes. Counted against the same budgets as messages.
+	//
+	// Access: public, no credential.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /widget/{asi}/api/files (the `SendVisitorFile` operationId).
+	SendVisitorFileWithBody(ctx context.Context, asi AsiParam, params *SendVisitorFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListVisitorMessages The visitor's messages
+	//
+	// The last 100 messages of the visitor's chat, oldest first.
+	//
+	// Access: public, no credential.
+	//
+	// Corresponds with GET /widget/{asi}/api/messages (the `ListVisitorMessages` operationId).
+	ListVisitorMessages(ctx context.Context, asi AsiParam, params *ListVisitorMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SendVisitorMessageWithBody Write as the visitor
+	//
+	// Adds the visitor's message to its newest conversation on this widget (a new one when there is none); the assistant answers as in any conversation. Text 1 to 4,000 characters. Limited per session, per IP and per widget (`channels.widget.messages_per_minute_*`).
+	//
+	// Access: public, no credential.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /widget/{asi}/api/messages (the `SendVisitorMessage` operationId).
+	SendVisitorMessageWithBody(ctx context.Context, asi AsiParam, params *SendVisitorMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SendVisitorMessage Write as the visitor
+	//
+	// Adds the visitor's message to its newest conversation on this widget (a new one when there is none); the assistant answers as in any conversation. Text 1 to 4,000 characters. Limited per session, per IP and per widget (`channels.widget.messages_per_minute_*`).
+	//
+	// Access: public, no credential.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /widget/{asi}/api/messages (the `SendVisitorMessage` operationId).
+	SendVisitorMessage(ctx context.Context, asi AsiParam, params *SendVisitorMessageParams, body SendVisitorMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetVisitor Read the visitor's session
+	//
+	// The session of the token, with its conversations.
+	//
+	// Access: public, no credential.
+	//
+	// Corresponds with GET /widget/{asi}/api/session (the `GetVisitor` operationId).
+	GetVisitor(ctx context.Context, asi AsiParam, params *GetVisitorParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StartVisitorWithBody Start a visitor session
+	//
+	// An anonymous visitor gets a contact of its own (an `internal` channel with agent, ip and language from the request); an identified one (user_id and its user_hash) is the same contact on every device. A wrong user_hash is 403; an anonymous visitor of a widget with `require_identity` is 403. Limited per IP (`channels.widget.sessions_per_minute_per_ip`).
+	//
+	// Access: public, no credential.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /widget/{asi}/api/session (the `StartVisitor` operationId).
+	StartVisitorWithBody(ctx context.Context, asi AsiParam, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StartVisitor Start a visitor session
+	//
+	// An anonymous visitor gets a contact of its own (an `internal` channel with agent, ip and language from the request); an identified one (user_id and its user_hash) is the same contact on every device. A wrong user_hash is 403; an anonymous visitor of a widget with `require_identity` is 403. Limited per IP (`channels.widget.sessions_per_minute_per_ip`).
+	//
+	// Access: public, no credential.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /widget/{asi}/api/session (the `StartVisitor` operationId).
+	StartVisitor(ctx context.Context, asi AsiParam, body StartVisitorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StreamVisitor The visitor's chat as Server-Sent Events
+	//
+	// The chat stream of the API in the visitor's views: `message.created`, `message.updated` and `sync` carry a VisitorMessage, `chat.updated` a VisitorChat, `message.delta` the assistant's text as it streams, `message.delivery` a reply's delivery; nothing else. Resumable with `Last-Event-ID` as the chat stream. Open streams are capped per IP and per widget (`channels.widget.streams_per_*`) and count in the server's stream budget (`events.max_streams`, `events.max_streams_per_ip`): past a cap, 429 with Retry-After, never held open.
+	//
+	// Access: public, no credential.
+	//
+	// Corresponds with GET /widget/{asi}/api/stream (the `StreamVisitor` operationId).
+	StreamVisitor(ctx context.Context, asi AsiParam, params *StreamVisitorParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // GetPublicOrgByDomain Public information of a domain's organization
@@ -8179,6 +8813,166 @@ func (c *Client) UpdateAssistantWithBody(ctx context.Context, org OrgParam, id A
 // Corresponds with PATCH /orgs/{org}/assistants/{id} (the `UpdateAssistant` operationId).
 func (c *Client) UpdateAssistant(ctx context.Context, org OrgParam, id AssistantIdParam, body UpdateAssistantJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateAssistantRequest(c.Server, org, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAssistantIntegrations List an assistant's integrations
+//
+// Oldest first; page/take pagination.
+//
+// Access: requires `assistants:read`.
+//
+// Corresponds with GET /orgs/{org}/assistants/{id}/integrations (the `ListAssistantIntegrations` operationId).
+func (c *Client) ListAssistantIntegrations(ctx context.Context, org OrgParam, id AssistantIdParam, params *ListAssistantIntegrationsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAssistantIntegrationsRequest(c.Server, org, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAssistantIntegrationWithBody Deploy an assistant on a channel
+//
+// Creates the integration. The web widget (`internal`) gets its `secret_key` (answered this once) and `snippet`; WhatsApp a generated `verify_token`. The channel's connector checks the set-up: a type whose connector this server does not have yet is saved `FAILED` with that `error`.
+//
+// Access: requires `assistants:write`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /orgs/{org}/assistants/{id}/integrations (the `CreateAssistantIntegration` operationId).
+func (c *Client) CreateAssistantIntegrationWithBody(ctx context.Context, org OrgParam, id AssistantIdParam, params *CreateAssistantIntegrationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAssistantIntegrationRequestWithBody(c.Server, org, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAssistantIntegration Deploy an assistant on a channel
+//
+// Creates the integration. The web widget (`internal`) gets its `secret_key` (answered this once) and `snippet`; WhatsApp a generated `verify_token`. The channel's connector checks the set-up: a type whose connector this server does not have yet is saved `FAILED` with that `error`.
+//
+// Access: requires `assistants:write`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /orgs/{org}/assistants/{id}/integrations (the `CreateAssistantIntegration` operationId).
+func (c *Client) CreateAssistantIntegration(ctx context.Context, org OrgParam, id AssistantIdParam, params *CreateAssistantIntegrationParams, body CreateAssistantIntegrationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAssistantIntegrationRequest(c.Server, org, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAssistantIntegration Delete an assistant integration
+//
+// Inbound is refused from then on (the widget answers 404); its chats stay in the inbox.
+//
+// Access: requires `assistants:write`.
+//
+// Corresponds with DELETE /orgs/{org}/assistants/{id}/integrations/{integration_id} (the `DeleteAssistantIntegration` operationId).
+func (c *Client) DeleteAssistantIntegration(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAssistantIntegrationRequest(c.Server, org, id, integrationId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAssistantIntegration Get an assistant integration
+//
+// Secret names only; a widget's snippet to embed.
+//
+// Access: requires `assistants:read`.
+//
+// Corresponds with GET /orgs/{org}/assistants/{id}/integrations/{integration_id} (the `GetAssistantIntegration` operationId).
+func (c *Client) GetAssistantIntegration(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAssistantIntegrationRequest(c.Server, org, id, integrationId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateAssistantIntegrationWithBody Change an assistant integration
+//
+// Name, enabled, config, secrets; a config or secret change runs the set-up check again.
+//
+// Access: requires `assistants:write`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /orgs/{org}/assistants/{id}/integrations/{integration_id} (the `UpdateAssistantIntegration` operationId).
+func (c *Client) UpdateAssistantIntegrationWithBody(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAssistantIntegrationRequestWithBody(c.Server, org, id, integrationId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateAssistantIntegration Change an assistant integration
+//
+// Name, enabled, config, secrets; a config or secret change runs the set-up check again.
+//
+// Access: requires `assistants:write`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /orgs/{org}/assistants/{id}/integrations/{integration_id} (the `UpdateAssistantIntegration` operationId).
+func (c *Client) UpdateAssistantIntegration(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, body UpdateAssistantIntegrationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAssistantIntegrationRequest(c.Server, org, id, integrationId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RotateAssistantIntegrationKey Rotate a widget's secret_key
+//
+// A new `secret_key`, answered this once; identities signed with the old one are refused from now on. Only `internal` integrations have one (else 400).
+//
+// Access: requires `assistants:write`.
+//
+// Corresponds with POST /orgs/{org}/assistants/{id}/integrations/{integration_id}/rotate (the `RotateAssistantIntegrationKey` operationId).
+func (c *Client) RotateAssistantIntegrationKey(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, params *RotateAssistantIntegrationKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateAssistantIntegrationKeyRequest(c.Server, org, id, integrationId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8871,7 +9665,7 @@ func (c *Client) MarkChatRead(ctx context.Context, org OrgParam, id ChatIdParam,
 
 // StreamChat Stream a chat (SSE)
 //
-// Server-Sent Events of one chat: `message.created` and `message.updated` for every message (contact, member, assistant), `message.tool_call` for each tool call of a run as it ends ({message_id, chat_id, tool_call}), `chat.updated`, `chat.assigned`, `chat.deleted`, and `message.delta`, the text of an assistant run as it streams (not stored). A stored event's `id` is its sequence number; a delta's is `<S>.<O>`: S the id of its message's `message.created`, O the rune offset in the message's text where the piece ends. A new connection first gets `sync`: the in-flight message as it stands (live text) or null. Resume with `Last-Event-ID`: after `<S>` the stored events that followed (and a `sync` when a run you knew of is still going); after `<S>.<O>` first one delta with the rest of that message's text, then the stored events after S. Idle streams get `: ping` comments every `events.stream_heartbeat`. A client that falls `events.stream_buffer` events behind is disconnected and resumes with `Last-Event-ID`. See docs/assistants.md, Streaming.
+// Server-Sent Events of one chat: `message.created` and `message.updated` for every message (contact, member, assistant), `message.tool_call` for each tool call of a run as it ends ({message_id, chat_id, tool_call}), `message.delivery` when a reply's delivery to the contact moves ({message_id, chat_id, delivery}, docs/channels.md), `chat.updated`, `chat.assigned`, `chat.deleted`, and `message.delta`, the text of an assistant run as it streams (not stored). A stored event's `id` is its sequence number; a delta's is `<S>.<O>`: S the id of its message's `message.created`, O the rune offset in the message's text where the piece ends. A new connection first gets `sync`: the in-flight message as it stands (live text) or null. Resume with `Last-Event-ID`: after `<S>` the stored events that followed (and a `sync` when a run you knew of is still going); after `<S>.<O>` first one delta with the rest of that message's text, then the stored events after S. Idle streams get `: ping` comments every `events.stream_heartbeat`. A client that falls `events.stream_buffer` events behind is disconnected and resumes with `Last-Event-ID`. Open streams are capped per API key (`events.max_streams_per_key`), per member, per client IP and on the whole server (`events.max_streams`): past a cap the stream is refused at once with 429 `rate_limited` and `Retry-After`, never held open. A stream ends within a second when its key is deleted or rotated, its member deleted or its permissions changed; reconnecting then meets the new state (401, 403). See docs/assistants.md, Streaming, and docs/operations.md, Streams.
 //
 // Access: requires `inbox:read`.
 //
@@ -9894,7 +10688,7 @@ func (c *Client) VerifyIdentity(ctx context.Context, org OrgParam, id IdentityId
 
 // StreamEvents Stream the organization's events (SSE)
 //
-// Server-Sent Events of the organization as changes commit: every webhook event type plus the stream-only types a live inbox needs (`message.created`, `message.updated`, `message.tool_call`, `chat.created`, `chat.updated`, `chat.deleted`, `contact.created`, `contact.updated`, `contact.deleted`); `GET /orgs/{org}/webhooks/events?all=true` lists them with their area. A key sees only events of areas its role may read (`inbox` for chats and messages, `contacts`, `broadcasts`). `id:` is the event's sequence number; a new connection first gets an id with no data (the current position), so a reconnect before any event loses nothing. Resume with `Last-Event-ID` (stored events are kept `events.stream_retention`). Deltas are not on this stream. Heartbeats and slow clients as on the chat stream.
+// Server-Sent Events of the organization as changes commit: every webhook event type plus the stream-only types a live inbox needs (`message.created`, `message.updated`, `message.delivery`, `message.tool_call`, `chat.created`, `chat.updated`, `chat.deleted`, `contact.created`, `contact.updated`, `contact.deleted`); `GET /orgs/{org}/webhooks/events?all=true` lists them with their area. A key sees only events of areas its role may read (`inbox` for chats and messages, `contacts`, `broadcasts`). `id:` is the event's sequence number; a new connection first gets an id with no data (the current position), so a reconnect before any event loses nothing. Resume with `Last-Event-ID` (stored events are kept `events.stream_retention`). Deltas are not on this stream. Heartbeats, slow clients, the caps on open streams and revocation as on the chat stream.
 //
 // Access: any key of the organization; events are filtered by its read permissions.
 //
@@ -11000,6 +11794,225 @@ func (c *Client) UnsubscribeOneClickWithFormdataBody(ctx context.Context, token 
 	return c.Client.Do(req)
 }
 
+// WidgetAsset A widget page asset
+//
+// The iframe page's script and style, under names that carry their content's hash: cached a year.
+//
+// Access: public, no credential.
+//
+// Corresponds with GET /widget-assets/{file} (the `WidgetAsset` operationId).
+func (c *Client) WidgetAsset(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWidgetAssetRequest(c.Server, file)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WidgetLoader The widget's loader script
+//
+// One small script (no framework): adds a launcher and loads the chat iframe when the page is idle or the launcher is clicked. `window.AppWidget.identify({user_id, user_hash, name, email})`, `open()`, `close()`. Cached an hour, revalidated by ETag. See docs/channels.md.
+//
+// Access: public, no credential.
+//
+// Corresponds with GET /widget.js (the `WidgetLoader` operationId).
+func (c *Client) WidgetLoader(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWidgetLoaderRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WidgetPage The widget's chat page
+//
+// The page of the iframe. Its Content-Security-Policy lets only this server's script, style and API run, and only the widget's `allowed_origins` frame it (`frame-ancestors`; any site when empty). Another organization's, a deleted or a non-widget integration is 404.
+//
+// Access: public, no credential.
+//
+// Corresponds with GET /widget/{asi} (the `WidgetPage` operationId).
+func (c *Client) WidgetPage(ctx context.Context, asi AsiParam, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWidgetPageRequest(c.Server, asi)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SendVisitorFileWithBody Send a file as the visitor
+//
+// One file (multipart field `file`, at most 10 MiB) as the visitor's message in its newest chat (a part of type `file`); its type is sniffed from its bytes. Counted against the same budgets as messages.
+//
+// Access: public, no credential.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /widget/{asi}/api/files (the `SendVisitorFile` operationId).
+func (c *Client) SendVisitorFileWithBody(ctx context.Context, asi AsiParam, params *SendVisitorFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSendVisitorFileRequestWithBody(c.Server, asi, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListVisitorMessages The visitor's messages
+//
+// The last 100 messages of the visitor's chat, oldest first.
+//
+// Access: public, no credential.
+//
+// Corresponds with GET /widget/{asi}/api/messages (the `ListVisitorMessages` operationId).
+func (c *Client) ListVisitorMessages(ctx context.Context, asi AsiParam, params *ListVisitorMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListVisitorMessagesRequest(c.Server, asi, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SendVisitorMessageWithBody Write as the visitor
+//
+// Adds the visitor's message to its newest conversation on this widget (a new one when there is none); the assistant answers as in any conversation. Text 1 to 4,000 characters. Limited per session, per IP and per widget (`channels.widget.messages_per_minute_*`).
+//
+// Access: public, no credential.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /widget/{asi}/api/messages (the `SendVisitorMessage` operationId).
+func (c *Client) SendVisitorMessageWithBody(ctx context.Context, asi AsiParam, params *SendVisitorMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSendVisitorMessageRequestWithBody(c.Server, asi, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SendVisitorMessage Write as the visitor
+//
+// Adds the visitor's message to its newest conversation on this widget (a new one when there is none); the assistant answers as in any conversation. Text 1 to 4,000 characters. Limited per session, per IP and per widget (`channels.widget.messages_per_minute_*`).
+//
+// Access: public, no credential.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /widget/{asi}/api/messages (the `SendVisitorMessage` operationId).
+func (c *Client) SendVisitorMessage(ctx context.Context, asi AsiParam, params *SendVisitorMessageParams, body SendVisitorMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSendVisitorMessageRequest(c.Server, asi, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetVisitor Read the visitor's session
+//
+// The session of the token, with its conversations.
+//
+// Access: public, no credential.
+//
+// Corresponds with GET /widget/{asi}/api/session (the `GetVisitor` operationId).
+func (c *Client) GetVisitor(ctx context.Context, asi AsiParam, params *GetVisitorParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetVisitorRequest(c.Server, asi, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StartVisitorWithBody Start a visitor session
+//
+// An anonymous visitor gets a contact of its own (an `internal` channel with agent, ip and language from the request); an identified one (user_id and its user_hash) is the same contact on every device. A wrong user_hash is 403; an anonymous visitor of a widget with `require_identity` is 403. Limited per IP (`channels.widget.sessions_per_minute_per_ip`).
+//
+// Access: public, no credential.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /widget/{asi}/api/session (the `StartVisitor` operationId).
+func (c *Client) StartVisitorWithBody(ctx context.Context, asi AsiParam, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartVisitorRequestWithBody(c.Server, asi, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StartVisitor Start a visitor session
+//
+// An anonymous visitor gets a contact of its own (an `internal` channel with agent, ip and language from the request); an identified one (user_id and its user_hash) is the same contact on every device. A wrong user_hash is 403; an anonymous visitor of a widget with `require_identity` is 403. Limited per IP (`channels.widget.sessions_per_minute_per_ip`).
+//
+// Access: public, no credential.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /widget/{asi}/api/session (the `StartVisitor` operationId).
+func (c *Client) StartVisitor(ctx context.Context, asi AsiParam, body StartVisitorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartVisitorRequest(c.Server, asi, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StreamVisitor The visitor's chat as Server-Sent Events
+//
+// The chat stream of the API in the visitor's views: `message.created`, `message.updated` and `sync` carry a VisitorMessage, `chat.updated` a VisitorChat, `message.delta` the assistant's text as it streams, `message.delivery` a reply's delivery; nothing else. Resumable with `Last-Event-ID` as the chat stream. Open streams are capped per IP and per widget (`channels.widget.streams_per_*`) and count in the server's stream budget (`events.max_streams`, `events.max_streams_per_ip`): past a cap, 429 with Retry-After, never held open.
+//
+// Access: public, no credential.
+//
+// Corresponds with GET /widget/{asi}/api/stream (the `StreamVisitor` operationId).
+func (c *Client) StreamVisitor(ctx context.Context, asi AsiParam, params *StreamVisitorParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStreamVisitorRequest(c.Server, asi, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // NewGetPublicOrgByDomainRequest constructs an http.Request for the GetPublicOrgByDomain method
 func NewGetPublicOrgByDomainRequest(server string, hostname HostnameParam) (*http.Request, error) {
 	var err error
@@ -11556,6 +12569,375 @@ func NewUpdateAssistantRequestWithBody(server string, org OrgParam, id Assistant
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListAssistantIntegrationsRequest constructs an http.Request for the ListAssistantIntegrations method
+func NewListAssistantIntegrationsRequest(server string, org OrgParam, id AssistantIdParam, params *ListAssistantIntegrationsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/orgs/%s/assistants/%s/integrations", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Take != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateAssistantIntegrationRequest calls the generic CreateAssistantIntegration builder with application/json body
+func NewCreateAssistantIntegrationRequest(server string, org OrgParam, id AssistantIdParam, params *CreateAssistantIntegrationParams, body CreateAssistantIntegrationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAssistantIntegrationRequestWithBody(server, org, id, params, "application/json", bodyReader)
+}
+
+// NewCreateAssistantIntegrationRequestWithBody constructs an http.Request for the CreateAssistantIntegration method, with any body, and a specified content type
+func NewCreateAssistantIntegrationRequestWithBody(server string, org OrgParam, id AssistantIdParam, params *CreateAssistantIntegrationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/orgs/%s/assistants/%s/integrations", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteAssistantIntegrationRequest constructs an http.Request for the DeleteAssistantIntegration method
+func NewDeleteAssistantIntegrationRequest(server string, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "integration_id", integrationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/orgs/%s/assistants/%s/integrations/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetAssistantIntegrationRequest constructs an http.Request for the GetAssistantIntegration method
+func NewGetAssistantIntegrationRequest(server string, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "integration_id", integrationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/orgs/%s/assistants/%s/integrations/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateAssistantIntegrationRequest calls the generic UpdateAssistantIntegration builder with application/json body
+func NewUpdateAssistantIntegrationRequest(server string, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, body UpdateAssistantIntegrationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateAssistantIntegrationRequestWithBody(server, org, id, integrationId, "application/json", bodyReader)
+}
+
+// NewUpdateAssistantIntegrationRequestWithBody constructs an http.Request for the UpdateAssistantIntegration method, with any body, and a specified content type
+func NewUpdateAssistantIntegrationRequestWithBody(server string, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "integration_id", integrationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/orgs/%s/assistants/%s/integrations/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRotateAssistantIntegrationKeyRequest constructs an http.Request for the RotateAssistantIntegrationKey method
+func NewRotateAssistantIntegrationKeyRequest(server string, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, params *RotateAssistantIntegrationKeyParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "integration_id", integrationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/orgs/%s/assistants/%s/integrations/%s/rotate", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -18199,6 +19581,474 @@ func NewUnsubscribeOneClickRequestWithBody(server string, token LinkTokenParam, 
 	return req, nil
 }
 
+// NewWidgetAssetRequest constructs an http.Request for the WidgetAsset method
+func NewWidgetAssetRequest(server string, file string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "file", file, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/widget-assets/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewWidgetLoaderRequest constructs an http.Request for the WidgetLoader method
+func NewWidgetLoaderRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/widget.js")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewWidgetPageRequest constructs an http.Request for the WidgetPage method
+func NewWidgetPageRequest(server string, asi AsiParam) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "asi", asi, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/widget/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSendVisitorFileRequestWithBody constructs an http.Request for the SendVisitorFile method, with any body, and a specified content type
+func NewSendVisitorFileRequestWithBody(server string, asi AsiParam, params *SendVisitorFileParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "asi", asi, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/widget/%s/api/files", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Session-Token", params.XSessionToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Session-Token", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewListVisitorMessagesRequest constructs an http.Request for the ListVisitorMessages method
+func NewListVisitorMessagesRequest(server string, asi AsiParam, params *ListVisitorMessagesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "asi", asi, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/widget/%s/api/messages", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.ChatId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "chat_id", *params.ChatId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Session-Token", params.XSessionToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Session-Token", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewSendVisitorMessageRequest calls the generic SendVisitorMessage builder with application/json body
+func NewSendVisitorMessageRequest(server string, asi AsiParam, params *SendVisitorMessageParams, body SendVisitorMessageJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSendVisitorMessageRequestWithBody(server, asi, params, "application/json", bodyReader)
+}
+
+// NewSendVisitorMessageRequestWithBody constructs an http.Request for the SendVisitorMessage method, with any body, and a specified content type
+func NewSendVisitorMessageRequestWithBody(server string, asi AsiParam, params *SendVisitorMessageParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "asi", asi, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/widget/%s/api/messages", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Session-Token", params.XSessionToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Session-Token", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewGetVisitorRequest constructs an http.Request for the GetVisitor method
+func NewGetVisitorRequest(server string, asi AsiParam, params *GetVisitorParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "asi", asi, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/widget/%s/api/session", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Session-Token", params.XSessionToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Session-Token", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewStartVisitorRequest calls the generic StartVisitor builder with application/json body
+func NewStartVisitorRequest(server string, asi AsiParam, body StartVisitorJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewStartVisitorRequestWithBody(server, asi, "application/json", bodyReader)
+}
+
+// NewStartVisitorRequestWithBody constructs an http.Request for the StartVisitor method, with any body, and a specified content type
+func NewStartVisitorRequestWithBody(server string, asi AsiParam, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "asi", asi, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/widget/%s/api/session", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewStreamVisitorRequest constructs an http.Request for the StreamVisitor method
+func NewStreamVisitorRequest(server string, asi AsiParam, params *StreamVisitorParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "asi", asi, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/widget/%s/api/stream", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "token", params.Token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.ChatId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "chat_id", *params.ChatId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.LastEventId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "last_event_id", *params.LastEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.LastEventID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Last-Event-ID", *params.LastEventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Last-Event-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -18410,6 +20260,94 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /orgs/{org}/assistants/{id} (the `UpdateAssistant` operationId).
 	UpdateAssistantWithResponse(ctx context.Context, org OrgParam, id AssistantIdParam, body UpdateAssistantJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAssistantResponse, error)
+
+	// ListAssistantIntegrationsWithResponse List an assistant's integrations
+	//
+	// Oldest first; page/take pagination.
+	//
+	// Access: requires `assistants:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /orgs/{org}/assistants/{id}/integrations (the `ListAssistantIntegrations` operationId).
+	ListAssistantIntegrationsWithResponse(ctx context.Context, org OrgParam, id AssistantIdParam, params *ListAssistantIntegrationsParams, reqEditors ...RequestEditorFn) (*ListAssistantIntegrationsResponse, error)
+
+	// CreateAssistantIntegrationWithBodyWithResponse Deploy an assistant on a channel
+	//
+	// Creates the integration. The web widget (`internal`) gets its `secret_key` (answered this once) and `snippet`; WhatsApp a generated `verify_token`. The channel's connector checks the set-up: a type whose connector this server does not have yet is saved `FAILED` with that `error`.
+	//
+	// Access: requires `assistants:write`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /orgs/{org}/assistants/{id}/integrations (the `CreateAssistantIntegration` operationId).
+	CreateAssistantIntegrationWithBodyWithResponse(ctx context.Context, org OrgParam, id AssistantIdParam, params *CreateAssistantIntegrationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAssistantIntegrationResponse, error)
+
+	// CreateAssistantIntegrationWithResponse Deploy an assistant on a channel
+	//
+	// Creates the integration. The web widget (`internal`) gets its `secret_key` (answered this once) and `snippet`; WhatsApp a generated `verify_token`. The channel's connector checks the set-up: a type whose connector this server does not have yet is saved `FAILED` with that `error`.
+	//
+	// Access: requires `assistants:write`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /orgs/{org}/assistants/{id}/integrations (the `CreateAssistantIntegration` operationId).
+	CreateAssistantIntegrationWithResponse(ctx context.Context, org OrgParam, id AssistantIdParam, params *CreateAssistantIntegrationParams, body CreateAssistantIntegrationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAssistantIntegrationResponse, error)
+
+	// DeleteAssistantIntegrationWithResponse Delete an assistant integration
+	//
+	// Inbound is refused from then on (the widget answers 404); its chats stay in the inbox.
+	//
+	// Access: requires `assistants:write`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /orgs/{org}/assistants/{id}/integrations/{integration_id} (the `DeleteAssistantIntegration` operationId).
+	DeleteAssistantIntegrationWithResponse(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, reqEditors ...RequestEditorFn) (*DeleteAssistantIntegrationResponse, error)
+
+	// GetAssistantIntegrationWithResponse Get an assistant integration
+	//
+	// Secret names only; a widget's snippet to embed.
+	//
+	// Access: requires `assistants:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /orgs/{org}/assistants/{id}/integrations/{integration_id} (the `GetAssistantIntegration` operationId).
+	GetAssistantIntegrationWithResponse(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, reqEditors ...RequestEditorFn) (*GetAssistantIntegrationResponse, error)
+
+	// UpdateAssistantIntegrationWithBodyWithResponse Change an assistant integration
+	//
+	// Name, enabled, config, secrets; a config or secret change runs the set-up check again.
+	//
+	// Access: requires `assistants:write`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /orgs/{org}/assistants/{id}/integrations/{integration_id} (the `UpdateAssistantIntegration` operationId).
+	UpdateAssistantIntegrationWithBodyWithResponse(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAssistantIntegrationResponse, error)
+
+	// UpdateAssistantIntegrationWithResponse Change an assistant integration
+	//
+	// Name, enabled, config, secrets; a config or secret change runs the set-up check again.
+	//
+	// Access: requires `assistants:write`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /orgs/{org}/assistants/{id}/integrations/{integration_id} (the `UpdateAssistantIntegration` operationId).
+	UpdateAssistantIntegrationWithResponse(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, body UpdateAssistantIntegrationJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAssistantIntegrationResponse, error)
+
+	// RotateAssistantIntegrationKeyWithResponse Rotate a widget's secret_key
+	//
+	// A new `secret_key`, answered this once; identities signed with the old one are refused from now on. Only `internal` integrations have one (else 400).
+	//
+	// Access: requires `assistants:write`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /orgs/{org}/assistants/{id}/integrations/{integration_id}/rotate (the `RotateAssistantIntegrationKey` operationId).
+	RotateAssistantIntegrationKeyWithResponse(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, params *RotateAssistantIntegrationKeyParams, reqEditors ...RequestEditorFn) (*RotateAssistantIntegrationKeyResponse, error)
 
 	// ListKnowledgeContentsWithResponse List an assistant's knowledge
 	//
@@ -18785,7 +20723,7 @@ type ClientWithResponsesInterface interface {
 
 	// StreamChatWithResponse Stream a chat (SSE)
 	//
-	// Server-Sent Events of one chat: `message.created` and `message.updated` for every message (contact, member, assistant), `message.tool_call` for each tool call of a run as it ends ({message_id, chat_id, tool_call}), `chat.updated`, `chat.assigned`, `chat.deleted`, and `message.delta`, the text of an assistant run as it streams (not stored). A stored event's `id` is its sequence number; a delta's is `<S>.<O>`: S the id of its message's `message.created`, O the rune offset in the message's text where the piece ends. A new connection first gets `sync`: the in-flight message as it stands (live text) or null. Resume with `Last-Event-ID`: after `<S>` the stored events that followed (and a `sync` when a run you knew of is still going); after `<S>.<O>` first one delta with the rest of that message's text, then the stored events after S. Idle streams get `: ping` comments every `events.stream_heartbeat`. A client that falls `events.stream_buffer` events behind is disconnected and resumes with `Last-Event-ID`. See docs/assistants.md, Streaming.
+	// Server-Sent Events of one chat: `message.created` and `message.updated` for every message (contact, member, assistant), `message.tool_call` for each tool call of a run as it ends ({message_id, chat_id, tool_call}), `message.delivery` when a reply's delivery to the contact moves ({message_id, chat_id, delivery}, docs/channels.md), `chat.updated`, `chat.assigned`, `chat.deleted`, and `message.delta`, the text of an assistant run as it streams (not stored). A stored event's `id` is its sequence number; a delta's is `<S>.<O>`: S the id of its message's `message.created`, O the rune offset in the message's text where the piece ends. A new connection first gets `sync`: the in-flight message as it stands (live text) or null. Resume with `Last-Event-ID`: after `<S>` the stored events that followed (and a `sync` when a run you knew of is still going); after `<S>.<O>` first one delta with the rest of that message's text, then the stored events after S. Idle streams get `: ping` comments every `events.stream_heartbeat`. A client that falls `events.stream_buffer` events behind is disconnected and resumes with `Last-Event-ID`. Open streams are capped per API key (`events.max_streams_per_key`), per member, per client IP and on the whole server (`events.max_streams`): past a cap the stream is refused at once with 429 `rate_limited` and `Retry-After`, never held open. A stream ends within a second when its key is deleted or rotated, its member deleted or its permissions changed; reconnecting then meets the new state (401, 403). See docs/assistants.md, Streaming, and docs/operations.md, Streams.
 	//
 	// Access: requires `inbox:read`.
 	//
@@ -19336,7 +21274,7 @@ type ClientWithResponsesInterface interface {
 
 	// StreamEventsWithResponse Stream the organization's events (SSE)
 	//
-	// Server-Sent Events of the organization as changes commit: every webhook event type plus the stream-only types a live inbox needs (`message.created`, `message.updated`, `message.tool_call`, `chat.created`, `chat.updated`, `chat.deleted`, `contact.created`, `contact.updated`, `contact.deleted`); `GET /orgs/{org}/webhooks/events?all=true` lists them with their area. A key sees only events of areas its role may read (`inbox` for chats and messages, `contacts`, `broadcasts`). `id:` is the event's sequence number; a new connection first gets an id with no data (the current position), so a reconnect before any event loses nothing. Resume with `Last-Event-ID` (stored events are kept `events.stream_retention`). Deltas are not on this stream. Heartbeats and slow clients as on the chat stream.
+	// Server-Sent Events of the organization as changes commit: every webhook event type plus the stream-only types a live inbox needs (`message.created`, `message.updated`, `message.delivery`, `message.tool_call`, `chat.created`, `chat.updated`, `chat.deleted`, `contact.created`, `contact.updated`, `contact.deleted`); `GET /orgs/{org}/webhooks/events?all=true` lists them with their area. A key sees only events of areas its role may read (`inbox` for chats and messages, `contacts`, `broadcasts`). `id:` is the event's sequence number; a new connection first gets an id with no data (the current position), so a reconnect before any event loses nothing. Resume with `Last-Event-ID` (stored events are kept `events.stream_retention`). Deltas are not on this stream. Heartbeats, slow clients, the caps on open streams and revocation as on the chat stream.
 	//
 	// Access: any key of the organization; events are filtered by its read permissions.
 	//
@@ -19925,6 +21863,127 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /u/{token} (the `UnsubscribeOneClick` operationId).
 	UnsubscribeOneClickWithFormdataBodyWithResponse(ctx context.Context, token LinkTokenParam, body UnsubscribeOneClickFormdataRequestBody, reqEditors ...RequestEditorFn) (*UnsubscribeOneClickResponse, error)
+
+	// WidgetAssetWithResponse A widget page asset
+	//
+	// The iframe page's script and style, under names that carry their content's hash: cached a year.
+	//
+	// Access: public, no credential.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /widget-assets/{file} (the `WidgetAsset` operationId).
+	WidgetAssetWithResponse(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*WidgetAssetResponse, error)
+
+	// WidgetLoaderWithResponse The widget's loader script
+	//
+	// One small script (no framework): adds a launcher and loads the chat iframe when the page is idle or the launcher is clicked. `window.AppWidget.identify({user_id, user_hash, name, email})`, `open()`, `close()`. Cached an hour, revalidated by ETag. See docs/channels.md.
+	//
+	// Access: public, no credential.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /widget.js (the `WidgetLoader` operationId).
+	WidgetLoaderWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WidgetLoaderResponse, error)
+
+	// WidgetPageWithResponse The widget's chat page
+	//
+	// The page of the iframe. Its Content-Security-Policy lets only this server's script, style and API run, and only the widget's `allowed_origins` frame it (`frame-ancestors`; any site when empty). Another organization's, a deleted or a non-widget integration is 404.
+	//
+	// Access: public, no credential.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /widget/{asi} (the `WidgetPage` operationId).
+	WidgetPageWithResponse(ctx context.Context, asi AsiParam, reqEditors ...RequestEditorFn) (*WidgetPageResponse, error)
+
+	// SendVisitorFileWithBodyWithResponse Send a file as the visitor
+	//
+	// One file (multipart field `file`, at most 10 MiB) as the visitor's message in its newest chat (a part of type `file`); its type is sniffed from its bytes. Counted against the same budgets as messages.
+	//
+	// Access: public, no credential.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /widget/{asi}/api/files (the `SendVisitorFile` operationId).
+	SendVisitorFileWithBodyWithResponse(ctx context.Context, asi AsiParam, params *SendVisitorFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SendVisitorFileResponse, error)
+
+	// ListVisitorMessagesWithResponse The visitor's messages
+	//
+	// The last 100 messages of the visitor's chat, oldest first.
+	//
+	// Access: public, no credential.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /widget/{asi}/api/messages (the `ListVisitorMessages` operationId).
+	ListVisitorMessagesWithResponse(ctx context.Context, asi AsiParam, params *ListVisitorMessagesParams, reqEditors ...RequestEditorFn) (*ListVisitorMessagesResponse, error)
+
+	// SendVisitorMessageWithBodyWithResponse Write as the visitor
+	//
+	// Adds the visitor's message to its newest conversation on this widget (a new one when there is none); the assistant answers as in any conversation. Text 1 to 4,000 characters. Limited per session, per IP and per widget (`channels.widget.messages_per_minute_*`).
+	//
+	// Access: public, no credential.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /widget/{asi}/api/messages (the `SendVisitorMessage` operationId).
+	SendVisitorMessageWithBodyWithResponse(ctx context.Context, asi AsiParam, params *SendVisitorMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SendVisitorMessageResponse, error)
+
+	// SendVisitorMessageWithResponse Write as the visitor
+	//
+	// Adds the visitor's message to its newest conversation on this widget (a new one when there is none); the assistant answers as in any conversation. Text 1 to 4,000 characters. Limited per session, per IP and per widget (`channels.widget.messages_per_minute_*`).
+	//
+	// Access: public, no credential.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /widget/{asi}/api/messages (the `SendVisitorMessage` operationId).
+	SendVisitorMessageWithResponse(ctx context.Context, asi AsiParam, params *SendVisitorMessageParams, body SendVisitorMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*SendVisitorMessageResponse, error)
+
+	// GetVisitorWithResponse Read the visitor's session
+	//
+	// The session of the token, with its conversations.
+	//
+	// Access: public, no credential.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /widget/{asi}/api/session (the `GetVisitor` operationId).
+	GetVisitorWithResponse(ctx context.Context, asi AsiParam, params *GetVisitorParams, reqEditors ...RequestEditorFn) (*GetVisitorResponse, error)
+
+	// StartVisitorWithBodyWithResponse Start a visitor session
+	//
+	// An anonymous visitor gets a contact of its own (an `internal` channel with agent, ip and language from the request); an identified one (user_id and its user_hash) is the same contact on every device. A wrong user_hash is 403; an anonymous visitor of a widget with `require_identity` is 403. Limited per IP (`channels.widget.sessions_per_minute_per_ip`).
+	//
+	// Access: public, no credential.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /widget/{asi}/api/session (the `StartVisitor` operationId).
+	StartVisitorWithBodyWithResponse(ctx context.Context, asi AsiParam, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartVisitorResponse, error)
+
+	// StartVisitorWithResponse Start a visitor session
+	//
+	// An anonymous visitor gets a contact of its own (an `internal` channel with agent, ip and language from the request); an identified one (user_id and its user_hash) is the same contact on every device. A wrong user_hash is 403; an anonymous visitor of a widget with `require_identity` is 403. Limited per IP (`channels.widget.sessions_per_minute_per_ip`).
+	//
+	// Access: public, no credential.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /widget/{asi}/api/session (the `StartVisitor` operationId).
+	StartVisitorWithResponse(ctx context.Context, asi AsiParam, body StartVisitorJSONRequestBody, reqEditors ...RequestEditorFn) (*StartVisitorResponse, error)
+
+	// StreamVisitorWithResponse The visitor's chat as Server-Sent Events
+	//
+	// The chat stream of the API in the visitor's views: `message.created`, `message.updated` and `sync` carry a VisitorMessage, `chat.updated` a VisitorChat, `message.delta` the assistant's text as it streams, `message.delivery` a reply's delivery; nothing else. Resumable with `Last-Event-ID` as the chat stream. Open streams are capped per IP and per widget (`channels.widget.streams_per_*`) and count in the server's stream budget (`events.max_streams`, `events.max_streams_per_ip`): past a cap, 429 with Retry-After, never held open.
+	//
+	// Access: public, no credential.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /widget/{asi}/api/stream (the `StreamVisitor` operationId).
+	StreamVisitorWithResponse(ctx context.Context, asi AsiParam, params *StreamVisitorParams, reqEditors ...RequestEditorFn) (*StreamVisitorResponse, error)
 }
 
 // GetPublicOrgByDomainResponse200Headers the declared response headers of an HTTP 200 response for GetPublicOrgByDomain
@@ -21310,6 +23369,791 @@ func (r UpdateAssistantResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateAssistantResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListAssistantIntegrationsResponse200Headers the declared response headers of an HTTP 200 response for ListAssistantIntegrations
+type ListAssistantIntegrationsResponse200Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// ListAssistantIntegrationsResponse401Headers the declared response headers of an HTTP 401 response for ListAssistantIntegrations
+type ListAssistantIntegrationsResponse401Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	WWWAuthenticate    *string
+}
+
+// ListAssistantIntegrationsResponse403Headers the declared response headers of an HTTP 403 response for ListAssistantIntegrations
+type ListAssistantIntegrationsResponse403Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// ListAssistantIntegrationsResponse404Headers the declared response headers of an HTTP 404 response for ListAssistantIntegrations
+type ListAssistantIntegrationsResponse404Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// ListAssistantIntegrationsResponse429Headers the declared response headers of an HTTP 429 response for ListAssistantIntegrations
+type ListAssistantIntegrationsResponse429Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	RetryAfter         *int64
+}
+
+type ListAssistantIntegrationsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]AssistantIntegration
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PermissionDenied
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListAssistantIntegrationsResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListAssistantIntegrationsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListAssistantIntegrationsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListAssistantIntegrationsResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListAssistantIntegrationsResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAssistantIntegrationsResponse) GetJSON200() *[]AssistantIntegration {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListAssistantIntegrationsResponse) GetJSON401() *Unauthenticated {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListAssistantIntegrationsResponse) GetJSON403() *PermissionDenied {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListAssistantIntegrationsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListAssistantIntegrationsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAssistantIntegrationsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAssistantIntegrationsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAssistantIntegrationsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAssistantIntegrationsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateAssistantIntegrationResponse201Headers the declared response headers of an HTTP 201 response for CreateAssistantIntegration
+type CreateAssistantIntegrationResponse201Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// CreateAssistantIntegrationResponse400Headers the declared response headers of an HTTP 400 response for CreateAssistantIntegration
+type CreateAssistantIntegrationResponse400Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// CreateAssistantIntegrationResponse401Headers the declared response headers of an HTTP 401 response for CreateAssistantIntegration
+type CreateAssistantIntegrationResponse401Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	WWWAuthenticate    *string
+}
+
+// CreateAssistantIntegrationResponse403Headers the declared response headers of an HTTP 403 response for CreateAssistantIntegration
+type CreateAssistantIntegrationResponse403Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// CreateAssistantIntegrationResponse404Headers the declared response headers of an HTTP 404 response for CreateAssistantIntegration
+type CreateAssistantIntegrationResponse404Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// CreateAssistantIntegrationResponse413Headers the declared response headers of an HTTP 413 response for CreateAssistantIntegration
+type CreateAssistantIntegrationResponse413Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// CreateAssistantIntegrationResponse429Headers the declared response headers of an HTTP 429 response for CreateAssistantIntegration
+type CreateAssistantIntegrationResponse429Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	RetryAfter         *int64
+}
+
+type CreateAssistantIntegrationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *AssistantIntegration
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PermissionDenied
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateAssistantIntegrationResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateAssistantIntegrationResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateAssistantIntegrationResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateAssistantIntegrationResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CreateAssistantIntegrationResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateAssistantIntegrationResponse413Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateAssistantIntegrationResponse429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateAssistantIntegrationResponse) GetJSON201() *AssistantIntegration {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateAssistantIntegrationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateAssistantIntegrationResponse) GetJSON401() *Unauthenticated {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateAssistantIntegrationResponse) GetJSON403() *PermissionDenied {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateAssistantIntegrationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateAssistantIntegrationResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateAssistantIntegrationResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAssistantIntegrationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAssistantIntegrationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAssistantIntegrationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAssistantIntegrationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteAssistantIntegrationResponse204Headers the declared response headers of an HTTP 204 response for DeleteAssistantIntegration
+type DeleteAssistantIntegrationResponse204Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// DeleteAssistantIntegrationResponse401Headers the declared response headers of an HTTP 401 response for DeleteAssistantIntegration
+type DeleteAssistantIntegrationResponse401Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	WWWAuthenticate    *string
+}
+
+// DeleteAssistantIntegrationResponse403Headers the declared response headers of an HTTP 403 response for DeleteAssistantIntegration
+type DeleteAssistantIntegrationResponse403Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// DeleteAssistantIntegrationResponse404Headers the declared response headers of an HTTP 404 response for DeleteAssistantIntegration
+type DeleteAssistantIntegrationResponse404Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// DeleteAssistantIntegrationResponse429Headers the declared response headers of an HTTP 429 response for DeleteAssistantIntegration
+type DeleteAssistantIntegrationResponse429Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	RetryAfter         *int64
+}
+
+type DeleteAssistantIntegrationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PermissionDenied
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *DeleteAssistantIntegrationResponse204Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteAssistantIntegrationResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteAssistantIntegrationResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteAssistantIntegrationResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteAssistantIntegrationResponse429Headers
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteAssistantIntegrationResponse) GetJSON401() *Unauthenticated {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteAssistantIntegrationResponse) GetJSON403() *PermissionDenied {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteAssistantIntegrationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteAssistantIntegrationResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAssistantIntegrationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAssistantIntegrationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAssistantIntegrationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAssistantIntegrationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetAssistantIntegrationResponse200Headers the declared response headers of an HTTP 200 response for GetAssistantIntegration
+type GetAssistantIntegrationResponse200Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// GetAssistantIntegrationResponse401Headers the declared response headers of an HTTP 401 response for GetAssistantIntegration
+type GetAssistantIntegrationResponse401Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	WWWAuthenticate    *string
+}
+
+// GetAssistantIntegrationResponse403Headers the declared response headers of an HTTP 403 response for GetAssistantIntegration
+type GetAssistantIntegrationResponse403Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// GetAssistantIntegrationResponse404Headers the declared response headers of an HTTP 404 response for GetAssistantIntegration
+type GetAssistantIntegrationResponse404Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// GetAssistantIntegrationResponse429Headers the declared response headers of an HTTP 429 response for GetAssistantIntegration
+type GetAssistantIntegrationResponse429Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	RetryAfter         *int64
+}
+
+type GetAssistantIntegrationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AssistantIntegration
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PermissionDenied
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAssistantIntegrationResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetAssistantIntegrationResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetAssistantIntegrationResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetAssistantIntegrationResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetAssistantIntegrationResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAssistantIntegrationResponse) GetJSON200() *AssistantIntegration {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetAssistantIntegrationResponse) GetJSON401() *Unauthenticated {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetAssistantIntegrationResponse) GetJSON403() *PermissionDenied {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetAssistantIntegrationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetAssistantIntegrationResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAssistantIntegrationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAssistantIntegrationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAssistantIntegrationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAssistantIntegrationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateAssistantIntegrationResponse200Headers the declared response headers of an HTTP 200 response for UpdateAssistantIntegration
+type UpdateAssistantIntegrationResponse200Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// UpdateAssistantIntegrationResponse400Headers the declared response headers of an HTTP 400 response for UpdateAssistantIntegration
+type UpdateAssistantIntegrationResponse400Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// UpdateAssistantIntegrationResponse401Headers the declared response headers of an HTTP 401 response for UpdateAssistantIntegration
+type UpdateAssistantIntegrationResponse401Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	WWWAuthenticate    *string
+}
+
+// UpdateAssistantIntegrationResponse403Headers the declared response headers of an HTTP 403 response for UpdateAssistantIntegration
+type UpdateAssistantIntegrationResponse403Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// UpdateAssistantIntegrationResponse404Headers the declared response headers of an HTTP 404 response for UpdateAssistantIntegration
+type UpdateAssistantIntegrationResponse404Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// UpdateAssistantIntegrationResponse413Headers the declared response headers of an HTTP 413 response for UpdateAssistantIntegration
+type UpdateAssistantIntegrationResponse413Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// UpdateAssistantIntegrationResponse429Headers the declared response headers of an HTTP 429 response for UpdateAssistantIntegration
+type UpdateAssistantIntegrationResponse429Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	RetryAfter         *int64
+}
+
+type UpdateAssistantIntegrationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AssistantIntegration
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PermissionDenied
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateAssistantIntegrationResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *UpdateAssistantIntegrationResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *UpdateAssistantIntegrationResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *UpdateAssistantIntegrationResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *UpdateAssistantIntegrationResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *UpdateAssistantIntegrationResponse413Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateAssistantIntegrationResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateAssistantIntegrationResponse) GetJSON200() *AssistantIntegration {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateAssistantIntegrationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateAssistantIntegrationResponse) GetJSON401() *Unauthenticated {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateAssistantIntegrationResponse) GetJSON403() *PermissionDenied {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateAssistantIntegrationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateAssistantIntegrationResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateAssistantIntegrationResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateAssistantIntegrationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateAssistantIntegrationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateAssistantIntegrationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateAssistantIntegrationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RotateAssistantIntegrationKeyResponse200Headers the declared response headers of an HTTP 200 response for RotateAssistantIntegrationKey
+type RotateAssistantIntegrationKeyResponse200Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// RotateAssistantIntegrationKeyResponse400Headers the declared response headers of an HTTP 400 response for RotateAssistantIntegrationKey
+type RotateAssistantIntegrationKeyResponse400Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// RotateAssistantIntegrationKeyResponse401Headers the declared response headers of an HTTP 401 response for RotateAssistantIntegrationKey
+type RotateAssistantIntegrationKeyResponse401Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	WWWAuthenticate    *string
+}
+
+// RotateAssistantIntegrationKeyResponse403Headers the declared response headers of an HTTP 403 response for RotateAssistantIntegrationKey
+type RotateAssistantIntegrationKeyResponse403Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// RotateAssistantIntegrationKeyResponse404Headers the declared response headers of an HTTP 404 response for RotateAssistantIntegrationKey
+type RotateAssistantIntegrationKeyResponse404Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// RotateAssistantIntegrationKeyResponse413Headers the declared response headers of an HTTP 413 response for RotateAssistantIntegrationKey
+type RotateAssistantIntegrationKeyResponse413Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// RotateAssistantIntegrationKeyResponse429Headers the declared response headers of an HTTP 429 response for RotateAssistantIntegrationKey
+type RotateAssistantIntegrationKeyResponse429Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	RetryAfter         *int64
+}
+
+type RotateAssistantIntegrationKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AssistantIntegration
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PermissionDenied
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RotateAssistantIntegrationKeyResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RotateAssistantIntegrationKeyResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RotateAssistantIntegrationKeyResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RotateAssistantIntegrationKeyResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RotateAssistantIntegrationKeyResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *RotateAssistantIntegrationKeyResponse413Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RotateAssistantIntegrationKeyResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RotateAssistantIntegrationKeyResponse) GetJSON200() *AssistantIntegration {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RotateAssistantIntegrationKeyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RotateAssistantIntegrationKeyResponse) GetJSON401() *Unauthenticated {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RotateAssistantIntegrationKeyResponse) GetJSON403() *PermissionDenied {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RotateAssistantIntegrationKeyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RotateAssistantIntegrationKeyResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RotateAssistantIntegrationKeyResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r RotateAssistantIntegrationKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RotateAssistantIntegrationKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RotateAssistantIntegrationKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RotateAssistantIntegrationKeyResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -35388,6 +38232,931 @@ func (r UnsubscribeOneClickResponse) ContentType() string {
 	return ""
 }
 
+// WidgetAssetResponse200Headers the declared response headers of an HTTP 200 response for WidgetAsset
+type WidgetAssetResponse200Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// WidgetAssetResponse404Headers the declared response headers of an HTTP 404 response for WidgetAsset
+type WidgetAssetResponse404Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// WidgetAssetResponse429Headers the declared response headers of an HTTP 429 response for WidgetAsset
+type WidgetAssetResponse429Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	RetryAfter         *int64
+}
+
+type WidgetAssetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *WidgetAssetResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *WidgetAssetResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *WidgetAssetResponse429Headers
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WidgetAssetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WidgetAssetResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r WidgetAssetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WidgetAssetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WidgetAssetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WidgetAssetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// WidgetLoaderResponse200Headers the declared response headers of an HTTP 200 response for WidgetLoader
+type WidgetLoaderResponse200Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// WidgetLoaderResponse304Headers the declared response headers of an HTTP 304 response for WidgetLoader
+type WidgetLoaderResponse304Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// WidgetLoaderResponse429Headers the declared response headers of an HTTP 429 response for WidgetLoader
+type WidgetLoaderResponse429Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	RetryAfter         *int64
+}
+
+type WidgetLoaderResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *WidgetLoaderResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *WidgetLoaderResponse304Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *WidgetLoaderResponse429Headers
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WidgetLoaderResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r WidgetLoaderResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WidgetLoaderResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WidgetLoaderResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WidgetLoaderResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// WidgetPageResponse200Headers the declared response headers of an HTTP 200 response for WidgetPage
+type WidgetPageResponse200Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// WidgetPageResponse404Headers the declared response headers of an HTTP 404 response for WidgetPage
+type WidgetPageResponse404Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// WidgetPageResponse429Headers the declared response headers of an HTTP 429 response for WidgetPage
+type WidgetPageResponse429Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	RetryAfter         *int64
+}
+
+type WidgetPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *WidgetPageResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *WidgetPageResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *WidgetPageResponse429Headers
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WidgetPageResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WidgetPageResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r WidgetPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WidgetPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WidgetPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WidgetPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SendVisitorFileResponse201Headers the declared response headers of an HTTP 201 response for SendVisitorFile
+type SendVisitorFileResponse201Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// SendVisitorFileResponse400Headers the declared response headers of an HTTP 400 response for SendVisitorFile
+type SendVisitorFileResponse400Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// SendVisitorFileResponse401Headers the declared response headers of an HTTP 401 response for SendVisitorFile
+type SendVisitorFileResponse401Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	WWWAuthenticate    *string
+}
+
+// SendVisitorFileResponse404Headers the declared response headers of an HTTP 404 response for SendVisitorFile
+type SendVisitorFileResponse404Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// SendVisitorFileResponse413Headers the declared response headers of an HTTP 413 response for SendVisitorFile
+type SendVisitorFileResponse413Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// SendVisitorFileResponse429Headers the declared response headers of an HTTP 429 response for SendVisitorFile
+type SendVisitorFileResponse429Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	RetryAfter         *int64
+}
+
+type SendVisitorFileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *VisitorSent
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthenticated
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SendVisitorFileResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *SendVisitorFileResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SendVisitorFileResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *SendVisitorFileResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *SendVisitorFileResponse413Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SendVisitorFileResponse429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SendVisitorFileResponse) GetJSON201() *VisitorSent {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SendVisitorFileResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SendVisitorFileResponse) GetJSON401() *Unauthenticated {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SendVisitorFileResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SendVisitorFileResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SendVisitorFileResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r SendVisitorFileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SendVisitorFileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SendVisitorFileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SendVisitorFileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListVisitorMessagesResponse200Headers the declared response headers of an HTTP 200 response for ListVisitorMessages
+type ListVisitorMessagesResponse200Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// ListVisitorMessagesResponse401Headers the declared response headers of an HTTP 401 response for ListVisitorMessages
+type ListVisitorMessagesResponse401Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	WWWAuthenticate    *string
+}
+
+// ListVisitorMessagesResponse404Headers the declared response headers of an HTTP 404 response for ListVisitorMessages
+type ListVisitorMessagesResponse404Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// ListVisitorMessagesResponse429Headers the declared response headers of an HTTP 429 response for ListVisitorMessages
+type ListVisitorMessagesResponse429Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	RetryAfter         *int64
+}
+
+type ListVisitorMessagesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]VisitorMessage
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthenticated
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListVisitorMessagesResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListVisitorMessagesResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListVisitorMessagesResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListVisitorMessagesResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListVisitorMessagesResponse) GetJSON200() *[]VisitorMessage {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListVisitorMessagesResponse) GetJSON401() *Unauthenticated {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListVisitorMessagesResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListVisitorMessagesResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r ListVisitorMessagesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListVisitorMessagesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListVisitorMessagesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListVisitorMessagesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SendVisitorMessageResponse201Headers the declared response headers of an HTTP 201 response for SendVisitorMessage
+type SendVisitorMessageResponse201Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// SendVisitorMessageResponse400Headers the declared response headers of an HTTP 400 response for SendVisitorMessage
+type SendVisitorMessageResponse400Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// SendVisitorMessageResponse401Headers the declared response headers of an HTTP 401 response for SendVisitorMessage
+type SendVisitorMessageResponse401Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	WWWAuthenticate    *string
+}
+
+// SendVisitorMessageResponse404Headers the declared response headers of an HTTP 404 response for SendVisitorMessage
+type SendVisitorMessageResponse404Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// SendVisitorMessageResponse413Headers the declared response headers of an HTTP 413 response for SendVisitorMessage
+type SendVisitorMessageResponse413Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// SendVisitorMessageResponse429Headers the declared response headers of an HTTP 429 response for SendVisitorMessage
+type SendVisitorMessageResponse429Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	RetryAfter         *int64
+}
+
+type SendVisitorMessageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *VisitorSent
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthenticated
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SendVisitorMessageResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *SendVisitorMessageResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SendVisitorMessageResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *SendVisitorMessageResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *SendVisitorMessageResponse413Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SendVisitorMessageResponse429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SendVisitorMessageResponse) GetJSON201() *VisitorSent {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SendVisitorMessageResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SendVisitorMessageResponse) GetJSON401() *Unauthenticated {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SendVisitorMessageResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SendVisitorMessageResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SendVisitorMessageResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r SendVisitorMessageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SendVisitorMessageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SendVisitorMessageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SendVisitorMessageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetVisitorResponse200Headers the declared response headers of an HTTP 200 response for GetVisitor
+type GetVisitorResponse200Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// GetVisitorResponse401Headers the declared response headers of an HTTP 401 response for GetVisitor
+type GetVisitorResponse401Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	WWWAuthenticate    *string
+}
+
+// GetVisitorResponse404Headers the declared response headers of an HTTP 404 response for GetVisitor
+type GetVisitorResponse404Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// GetVisitorResponse429Headers the declared response headers of an HTTP 429 response for GetVisitor
+type GetVisitorResponse429Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	RetryAfter         *int64
+}
+
+type GetVisitorResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *VisitorSession
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthenticated
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetVisitorResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetVisitorResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetVisitorResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetVisitorResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetVisitorResponse) GetJSON200() *VisitorSession {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetVisitorResponse) GetJSON401() *Unauthenticated {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetVisitorResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetVisitorResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r GetVisitorResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetVisitorResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetVisitorResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetVisitorResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StartVisitorResponse201Headers the declared response headers of an HTTP 201 response for StartVisitor
+type StartVisitorResponse201Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// StartVisitorResponse400Headers the declared response headers of an HTTP 400 response for StartVisitor
+type StartVisitorResponse400Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// StartVisitorResponse403Headers the declared response headers of an HTTP 403 response for StartVisitor
+type StartVisitorResponse403Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// StartVisitorResponse404Headers the declared response headers of an HTTP 404 response for StartVisitor
+type StartVisitorResponse404Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// StartVisitorResponse413Headers the declared response headers of an HTTP 413 response for StartVisitor
+type StartVisitorResponse413Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// StartVisitorResponse429Headers the declared response headers of an HTTP 429 response for StartVisitor
+type StartVisitorResponse429Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	RetryAfter         *int64
+}
+
+type StartVisitorResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *VisitorSession
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PermissionDenied
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *StartVisitorResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *StartVisitorResponse400Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *StartVisitorResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *StartVisitorResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *StartVisitorResponse413Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *StartVisitorResponse429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r StartVisitorResponse) GetJSON201() *VisitorSession {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r StartVisitorResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r StartVisitorResponse) GetJSON403() *PermissionDenied {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r StartVisitorResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r StartVisitorResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r StartVisitorResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r StartVisitorResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StartVisitorResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StartVisitorResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StartVisitorResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StreamVisitorResponse200Headers the declared response headers of an HTTP 200 response for StreamVisitor
+type StreamVisitorResponse200Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// StreamVisitorResponse400Headers the declared response headers of an HTTP 400 response for StreamVisitor
+type StreamVisitorResponse400Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// StreamVisitorResponse401Headers the declared response headers of an HTTP 401 response for StreamVisitor
+type StreamVisitorResponse401Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	WWWAuthenticate    *string
+}
+
+// StreamVisitorResponse404Headers the declared response headers of an HTTP 404 response for StreamVisitor
+type StreamVisitorResponse404Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+}
+
+// StreamVisitorResponse429Headers the declared response headers of an HTTP 429 response for StreamVisitor
+type StreamVisitorResponse429Headers struct {
+	RateLimitLimit     *int64
+	RateLimitRemaining *int64
+	RateLimitReset     *int64
+	RetryAfter         *int64
+}
+
+type StreamVisitorResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthenticated
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *StreamVisitorResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *StreamVisitorResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *StreamVisitorResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *StreamVisitorResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *StreamVisitorResponse429Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r StreamVisitorResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r StreamVisitorResponse) GetJSON401() *Unauthenticated {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r StreamVisitorResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r StreamVisitorResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r StreamVisitorResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StreamVisitorResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StreamVisitorResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StreamVisitorResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetPublicOrgByDomainWithResponse Public information of a domain's organization
 //
 // The organization owning this verified sending domain. An unknown and an unverified domain both answer 404.
@@ -35650,6 +39419,142 @@ func (c *ClientWithResponses) UpdateAssistantWithResponse(ctx context.Context, o
 		return nil, err
 	}
 	return ParseUpdateAssistantResponse(rsp)
+}
+
+// ListAssistantIntegrationsWithResponse List an assistant's integrations
+//
+// Oldest first; page/take pagination.
+//
+// Access: requires `assistants:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /orgs/{org}/assistants/{id}/integrations (the `ListAssistantIntegrations` operationId).
+func (c *ClientWithResponses) ListAssistantIntegrationsWithResponse(ctx context.Context, org OrgParam, id AssistantIdParam, params *ListAssistantIntegrationsParams, reqEditors ...RequestEditorFn) (*ListAssistantIntegrationsResponse, error) {
+	rsp, err := c.ListAssistantIntegrations(ctx, org, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAssistantIntegrationsResponse(rsp)
+}
+
+// CreateAssistantIntegrationWithBodyWithResponse Deploy an assistant on a channel
+//
+// Creates the integration. The web widget (`internal`) gets its `secret_key` (answered this once) and `snippet`; WhatsApp a generated `verify_token`. The channel's connector checks the set-up: a type whose connector this server does not have yet is saved `FAILED` with that `error`.
+//
+// Access: requires `assistants:write`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /orgs/{org}/assistants/{id}/integrations (the `CreateAssistantIntegration` operationId).
+func (c *ClientWithResponses) CreateAssistantIntegrationWithBodyWithResponse(ctx context.Context, org OrgParam, id AssistantIdParam, params *CreateAssistantIntegrationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAssistantIntegrationResponse, error) {
+	rsp, err := c.CreateAssistantIntegrationWithBody(ctx, org, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAssistantIntegrationResponse(rsp)
+}
+
+// CreateAssistantIntegrationWithResponse Deploy an assistant on a channel
+//
+// Creates the integration. The web widget (`internal`) gets its `secret_key` (answered this once) and `snippet`; WhatsApp a generated `verify_token`. The channel's connector checks the set-up: a type whose connector this server does not have yet is saved `FAILED` with that `error`.
+//
+// Access: requires `assistants:write`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /orgs/{org}/assistants/{id}/integrations (the `CreateAssistantIntegration` operationId).
+func (c *ClientWithResponses) CreateAssistantIntegrationWithResponse(ctx context.Context, org OrgParam, id AssistantIdParam, params *CreateAssistantIntegrationParams, body CreateAssistantIntegrationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAssistantIntegrationResponse, error) {
+	rsp, err := c.CreateAssistantIntegration(ctx, org, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAssistantIntegrationResponse(rsp)
+}
+
+// DeleteAssistantIntegrationWithResponse Delete an assistant integration
+//
+// Inbound is refused from then on (the widget answers 404); its chats stay in the inbox.
+//
+// Access: requires `assistants:write`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /orgs/{org}/assistants/{id}/integrations/{integration_id} (the `DeleteAssistantIntegration` operationId).
+func (c *ClientWithResponses) DeleteAssistantIntegrationWithResponse(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, reqEditors ...RequestEditorFn) (*DeleteAssistantIntegrationResponse, error) {
+	rsp, err := c.DeleteAssistantIntegration(ctx, org, id, integrationId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAssistantIntegrationResponse(rsp)
+}
+
+// GetAssistantIntegrationWithResponse Get an assistant integration
+//
+// Secret names only; a widget's snippet to embed.
+//
+// Access: requires `assistants:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /orgs/{org}/assistants/{id}/integrations/{integration_id} (the `GetAssistantIntegration` operationId).
+func (c *ClientWithResponses) GetAssistantIntegrationWithResponse(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, reqEditors ...RequestEditorFn) (*GetAssistantIntegrationResponse, error) {
+	rsp, err := c.GetAssistantIntegration(ctx, org, id, integrationId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAssistantIntegrationResponse(rsp)
+}
+
+// UpdateAssistantIntegrationWithBodyWithResponse Change an assistant integration
+//
+// Name, enabled, config, secrets; a config or secret change runs the set-up check again.
+//
+// Access: requires `assistants:write`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /orgs/{org}/assistants/{id}/integrations/{integration_id} (the `UpdateAssistantIntegration` operationId).
+func (c *ClientWithResponses) UpdateAssistantIntegrationWithBodyWithResponse(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAssistantIntegrationResponse, error) {
+	rsp, err := c.UpdateAssistantIntegrationWithBody(ctx, org, id, integrationId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateAssistantIntegrationResponse(rsp)
+}
+
+// UpdateAssistantIntegrationWithResponse Change an assistant integration
+//
+// Name, enabled, config, secrets; a config or secret change runs the set-up check again.
+//
+// Access: requires `assistants:write`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /orgs/{org}/assistants/{id}/integrations/{integration_id} (the `UpdateAssistantIntegration` operationId).
+func (c *ClientWithResponses) UpdateAssistantIntegrationWithResponse(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, body UpdateAssistantIntegrationJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAssistantIntegrationResponse, error) {
+	rsp, err := c.UpdateAssistantIntegration(ctx, org, id, integrationId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateAssistantIntegrationResponse(rsp)
+}
+
+// RotateAssistantIntegrationKeyWithResponse Rotate a widget's secret_key
+//
+// A new `secret_key`, answered this once; identities signed with the old one are refused from now on. Only `internal` integrations have one (else 400).
+//
+// Access: requires `assistants:write`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /orgs/{org}/assistants/{id}/integrations/{integration_id}/rotate (the `RotateAssistantIntegrationKey` operationId).
+func (c *ClientWithResponses) RotateAssistantIntegrationKeyWithResponse(ctx context.Context, org OrgParam, id AssistantIdParam, integrationId IntegrationIdParam, params *RotateAssistantIntegrationKeyParams, reqEditors ...RequestEditorFn) (*RotateAssistantIntegrationKeyResponse, error) {
+	rsp, err := c.RotateAssistantIntegrationKey(ctx, org, id, integrationId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRotateAssistantIntegrationKeyResponse(rsp)
 }
 
 // ListKnowledgeContentsWithResponse List an assistant's knowledge
@@ -36230,7 +40135,7 @@ func (c *ClientWithResponses) MarkChatReadWithResponse(ctx context.Context, org 
 
 // StreamChatWithResponse Stream a chat (SSE)
 //
-// Server-Sent Events of one chat: `message.created` and `message.updated` for every message (contact, member, assistant), `message.tool_call` for each tool call of a run as it ends ({message_id, chat_id, tool_call}), `chat.updated`, `chat.assigned`, `chat.deleted`, and `message.delta`, the text of an assistant run as it streams (not stored). A stored event's `id` is its sequence number; a delta's is `<S>.<O>`: S the id of its message's `message.created`, O the rune offset in the message's text where the piece ends. A new connection first gets `sync`: the in-flight message as it stands (live text) or null. Resume with `Last-Event-ID`: after `<S>` the stored events that followed (and a `sync` when a run you knew of is still going); after `<S>.<O>` first one delta with the rest of that message's text, then the stored events after S. Idle streams get `: ping` comments every `events.stream_heartbeat`. A client that falls `events.stream_buffer` events behind is disconnected and resumes with `Last-Event-ID`. See docs/assistants.md, Streaming.
+// Server-Sent Events of one chat: `message.created` and `message.updated` for every message (contact, member, assistant), `message.tool_call` for each tool call of a run as it ends ({message_id, chat_id, tool_call}), `message.delivery` when a reply's delivery to the contact moves ({message_id, chat_id, delivery}, docs/channels.md), `chat.updated`, `chat.assigned`, `chat.deleted`, and `message.delta`, the text of an assistant run as it streams (not stored). A stored event's `id` is its sequence number; a delta's is `<S>.<O>`: S the id of its message's `message.created`, O the rune offset in the message's text where the piece ends. A new connection first gets `sync`: the in-flight message as it stands (live text) or null. Resume with `Last-Event-ID`: after `<S>` the stored events that followed (and a `sync` when a run you knew of is still going); after `<S>.<O>` first one delta with the rest of that message's text, then the stored events after S. Idle streams get `: ping` comments every `events.stream_heartbeat`. A client that falls `events.stream_buffer` events behind is disconnected and resumes with `Last-Event-ID`. Open streams are capped per API key (`events.max_streams_per_key`), per member, per client IP and on the whole server (`events.max_streams`): past a cap the stream is refused at once with 429 `rate_limited` and `Retry-After`, never held open. A stream ends within a second when its key is deleted or rotated, its member deleted or its permissions changed; reconnecting then meets the new state (401, 403). See docs/assistants.md, Streaming, and docs/operations.md, Streams.
 //
 // Access: requires `inbox:read`.
 //
@@ -37087,7 +40992,7 @@ func (c *ClientWithResponses) VerifyIdentityWithResponse(ctx context.Context, or
 
 // StreamEventsWithResponse Stream the organization's events (SSE)
 //
-// Server-Sent Events of the organization as changes commit: every webhook event type plus the stream-only types a live inbox needs (`message.created`, `message.updated`, `message.tool_call`, `chat.created`, `chat.updated`, `chat.deleted`, `contact.created`, `contact.updated`, `contact.deleted`); `GET /orgs/{org}/webhooks/events?all=true` lists them with their area. A key sees only events of areas its role may read (`inbox` for chats and messages, `contacts`, `broadcasts`). `id:` is the event's sequence number; a new connection first gets an id with no data (the current position), so a reconnect before any event loses nothing. Resume with `Last-Event-ID` (stored events are kept `events.stream_retention`). Deltas are not on this stream. Heartbeats and slow clients as on the chat stream.
+// Server-Sent Events of the organization as changes commit: every webhook event type plus the stream-only types a live inbox needs (`message.created`, `message.updated`, `message.delivery`, `message.tool_call`, `chat.created`, `chat.updated`, `chat.deleted`, `contact.created`, `contact.updated`, `contact.deleted`); `GET /orgs/{org}/webhooks/events?all=true` lists them with their area. A key sees only events of areas its role may read (`inbox` for chats and messages, `contacts`, `broadcasts`). `id:` is the event's sequence number; a new connection first gets an id with no data (the current position), so a reconnect before any event loses nothing. Resume with `Last-Event-ID` (stored events are kept `events.stream_retention`). Deltas are not on this stream. Heartbeats, slow clients, the caps on open streams and revocation as on the chat stream.
 //
 // Access: any key of the organization; events are filtered by its read permissions.
 //
@@ -38023,6 +41928,193 @@ func (c *ClientWithResponses) UnsubscribeOneClickWithFormdataBodyWithResponse(ct
 		return nil, err
 	}
 	return ParseUnsubscribeOneClickResponse(rsp)
+}
+
+// WidgetAssetWithResponse A widget page asset
+//
+// The iframe page's script and style, under names that carry their content's hash: cached a year.
+//
+// Access: public, no credential.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /widget-assets/{file} (the `WidgetAsset` operationId).
+func (c *ClientWithResponses) WidgetAssetWithResponse(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*WidgetAssetResponse, error) {
+	rsp, err := c.WidgetAsset(ctx, file, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWidgetAssetResponse(rsp)
+}
+
+// WidgetLoaderWithResponse The widget's loader script
+//
+// One small script (no framework): adds a launcher and loads the chat iframe when the page is idle or the launcher is clicked. `window.AppWidget.identify({user_id, user_hash, name, email})`, `open()`, `close()`. Cached an hour, revalidated by ETag. See docs/channels.md.
+//
+// Access: public, no credential.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /widget.js (the `WidgetLoader` operationId).
+func (c *ClientWithResponses) WidgetLoaderWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WidgetLoaderResponse, error) {
+	rsp, err := c.WidgetLoader(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWidgetLoaderResponse(rsp)
+}
+
+// WidgetPageWithResponse The widget's chat page
+//
+// The page of the iframe. Its Content-Security-Policy lets only this server's script, style and API run, and only the widget's `allowed_origins` frame it (`frame-ancestors`; any site when empty). Another organization's, a deleted or a non-widget integration is 404.
+//
+// Access: public, no credential.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /widget/{asi} (the `WidgetPage` operationId).
+func (c *ClientWithResponses) WidgetPageWithResponse(ctx context.Context, asi AsiParam, reqEditors ...RequestEditorFn) (*WidgetPageResponse, error) {
+	rsp, err := c.WidgetPage(ctx, asi, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWidgetPageResponse(rsp)
+}
+
+// SendVisitorFileWithBodyWithResponse Send a file as the visitor
+//
+// One file (multipart field `file`, at most 10 MiB) as the visitor's message in its newest chat (a part of type `file`); its type is sniffed from its bytes. Counted against the same budgets as messages.
+//
+// Access: public, no credential.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /widget/{asi}/api/files (the `SendVisitorFile` operationId).
+func (c *ClientWithResponses) SendVisitorFileWithBodyWithResponse(ctx context.Context, asi AsiParam, params *SendVisitorFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SendVisitorFileResponse, error) {
+	rsp, err := c.SendVisitorFileWithBody(ctx, asi, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSendVisitorFileResponse(rsp)
+}
+
+// ListVisitorMessagesWithResponse The visitor's messages
+//
+// The last 100 messages of the visitor's chat, oldest first.
+//
+// Access: public, no credential.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /widget/{asi}/api/messages (the `ListVisitorMessages` operationId).
+func (c *ClientWithResponses) ListVisitorMessagesWithResponse(ctx context.Context, asi AsiParam, params *ListVisitorMessagesParams, reqEditors ...RequestEditorFn) (*ListVisitorMessagesResponse, error) {
+	rsp, err := c.ListVisitorMessages(ctx, asi, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListVisitorMessagesResponse(rsp)
+}
+
+// SendVisitorMessageWithBodyWithResponse Write as the visitor
+//
+// Adds the visitor's message to its newest conversation on this widget (a new one when there is none); the assistant answers as in any conversation. Text 1 to 4,000 characters. Limited per session, per IP and per widget (`channels.widget.messages_per_minute_*`).
+//
+// Access: public, no credential.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /widget/{asi}/api/messages (the `SendVisitorMessage` operationId).
+func (c *ClientWithResponses) SendVisitorMessageWithBodyWithResponse(ctx context.Context, asi AsiParam, params *SendVisitorMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SendVisitorMessageResponse, error) {
+	rsp, err := c.SendVisitorMessageWithBody(ctx, asi, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSendVisitorMessageResponse(rsp)
+}
+
+// SendVisitorMessageWithResponse Write as the visitor
+//
+// Adds the visitor's message to its newest conversation on this widget (a new one when there is none); the assistant answers as in any conversation. Text 1 to 4,000 characters. Limited per session, per IP and per widget (`channels.widget.messages_per_minute_*`).
+//
+// Access: public, no credential.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /widget/{asi}/api/messages (the `SendVisitorMessage` operationId).
+func (c *ClientWithResponses) SendVisitorMessageWithResponse(ctx context.Context, asi AsiParam, params *SendVisitorMessageParams, body SendVisitorMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*SendVisitorMessageResponse, error) {
+	rsp, err := c.SendVisitorMessage(ctx, asi, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSendVisitorMessageResponse(rsp)
+}
+
+// GetVisitorWithResponse Read the visitor's session
+//
+// The session of the token, with its conversations.
+//
+// Access: public, no credential.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /widget/{asi}/api/session (the `GetVisitor` operationId).
+func (c *ClientWithResponses) GetVisitorWithResponse(ctx context.Context, asi AsiParam, params *GetVisitorParams, reqEditors ...RequestEditorFn) (*GetVisitorResponse, error) {
+	rsp, err := c.GetVisitor(ctx, asi, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetVisitorResponse(rsp)
+}
+
+// StartVisitorWithBodyWithResponse Start a visitor session
+//
+// An anonymous visitor gets a contact of its own (an `internal` channel with agent, ip and language from the request); an identified one (user_id and its user_hash) is the same contact on every device. A wrong user_hash is 403; an anonymous visitor of a widget with `require_identity` is 403. Limited per IP (`channels.widget.sessions_per_minute_per_ip`).
+//
+// Access: public, no credential.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /widget/{asi}/api/session (the `StartVisitor` operationId).
+func (c *ClientWithResponses) StartVisitorWithBodyWithResponse(ctx context.Context, asi AsiParam, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartVisitorResponse, error) {
+	rsp, err := c.StartVisitorWithBody(ctx, asi, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartVisitorResponse(rsp)
+}
+
+// StartVisitorWithResponse Start a visitor session
+//
+// An anonymous visitor gets a contact of its own (an `internal` channel with agent, ip and language from the request); an identified one (user_id and its user_hash) is the same contact on every device. A wrong user_hash is 403; an anonymous visitor of a widget with `require_identity` is 403. Limited per IP (`channels.widget.sessions_per_minute_per_ip`).
+//
+// Access: public, no credential.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /widget/{asi}/api/session (the `StartVisitor` operationId).
+func (c *ClientWithResponses) StartVisitorWithResponse(ctx context.Context, asi AsiParam, body StartVisitorJSONRequestBody, reqEditors ...RequestEditorFn) (*StartVisitorResponse, error) {
+	rsp, err := c.StartVisitor(ctx, asi, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartVisitorResponse(rsp)
+}
+
+// StreamVisitorWithResponse The visitor's chat as Server-Sent Events
+//
+// The chat stream of the API in the visitor's views: `message.created`, `message.updated` and `sync` carry a VisitorMessage, `chat.updated` a VisitorChat, `message.delta` the assistant's text as it streams, `message.delivery` a reply's delivery; nothing else. Resumable with `Last-Event-ID` as the chat stream. Open streams are capped per IP and per widget (`channels.widget.streams_per_*`) and count in the server's stream budget (`events.max_streams`, `events.max_streams_per_ip`): past a cap, 429 with Retry-After, never held open.
+//
+// Access: public, no credential.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /widget/{asi}/api/stream (the `StreamVisitor` operationId).
+func (c *ClientWithResponses) StreamVisitorWithResponse(ctx context.Context, asi AsiParam, params *StreamVisitorParams, reqEditors ...RequestEditorFn) (*StreamVisitorResponse, error) {
+	rsp, err := c.StreamVisitor(ctx, asi, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStreamVisitorResponse(rsp)
 }
 
 // ParseGetPublicOrgByDomainResponse parses an HTTP response from a GetPublicOrgByDomainWithResponse call
@@ -40262,6 +44354,1334 @@ func ParseUpdateAssistantResponse(rsp *http.Response) (*UpdateAssistantResponse,
 		response.Headers413 = &headers
 	case rsp.StatusCode == 429:
 		var headers UpdateAssistantResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListAssistantIntegrationsResponse parses an HTTP response from a ListAssistantIntegrationsWithResponse call
+func ParseListAssistantIntegrationsResponse(rsp *http.Response) (*ListAssistantIntegrationsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAssistantIntegrationsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []AssistantIntegration
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PermissionDenied
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListAssistantIntegrationsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListAssistantIntegrationsResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListAssistantIntegrationsResponse403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListAssistantIntegrationsResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListAssistantIntegrationsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateAssistantIntegrationResponse parses an HTTP response from a CreateAssistantIntegrationWithResponse call
+func ParseCreateAssistantIntegrationResponse(rsp *http.Response) (*CreateAssistantIntegrationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAssistantIntegrationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest AssistantIntegration
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PermissionDenied
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateAssistantIntegrationResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateAssistantIntegrationResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateAssistantIntegrationResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateAssistantIntegrationResponse403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CreateAssistantIntegrationResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateAssistantIntegrationResponse413Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateAssistantIntegrationResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAssistantIntegrationResponse parses an HTTP response from a DeleteAssistantIntegrationWithResponse call
+func ParseDeleteAssistantIntegrationResponse(rsp *http.Response) (*DeleteAssistantIntegrationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAssistantIntegrationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PermissionDenied
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers DeleteAssistantIntegrationResponse204Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteAssistantIntegrationResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteAssistantIntegrationResponse403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteAssistantIntegrationResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteAssistantIntegrationResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetAssistantIntegrationResponse parses an HTTP response from a GetAssistantIntegrationWithResponse call
+func ParseGetAssistantIntegrationResponse(rsp *http.Response) (*GetAssistantIntegrationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAssistantIntegrationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AssistantIntegration
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PermissionDenied
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAssistantIntegrationResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetAssistantIntegrationResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetAssistantIntegrationResponse403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetAssistantIntegrationResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetAssistantIntegrationResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateAssistantIntegrationResponse parses an HTTP response from a UpdateAssistantIntegrationWithResponse call
+func ParseUpdateAssistantIntegrationResponse(rsp *http.Response) (*UpdateAssistantIntegrationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateAssistantIntegrationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AssistantIntegration
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PermissionDenied
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateAssistantIntegrationResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers UpdateAssistantIntegrationResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers UpdateAssistantIntegrationResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers UpdateAssistantIntegrationResponse403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers UpdateAssistantIntegrationResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers UpdateAssistantIntegrationResponse413Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdateAssistantIntegrationResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRotateAssistantIntegrationKeyResponse parses an HTTP response from a RotateAssistantIntegrationKeyWithResponse call
+func ParseRotateAssistantIntegrationKeyResponse(rsp *http.Response) (*RotateAssistantIntegrationKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RotateAssistantIntegrationKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AssistantIntegration
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PermissionDenied
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RotateAssistantIntegrationKeyResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers RotateAssistantIntegrationKeyResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers RotateAssistantIntegrationKeyResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RotateAssistantIntegrationKeyResponse403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers RotateAssistantIntegrationKeyResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers RotateAssistantIntegrationKeyResponse413Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 429:
+		var headers RotateAssistantIntegrationKeyResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
@@ -64604,6 +70024,1510 @@ func ParseUnsubscribeOneClickResponse(rsp *http.Response) (*UnsubscribeOneClickR
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers UnsubscribeOneClickResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseWidgetAssetResponse parses an HTTP response from a WidgetAssetWithResponse call
+func ParseWidgetAssetResponse(rsp *http.Response) (*WidgetAssetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WidgetAssetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers WidgetAssetResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers WidgetAssetResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers WidgetAssetResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseWidgetLoaderResponse parses an HTTP response from a WidgetLoaderWithResponse call
+func ParseWidgetLoaderResponse(rsp *http.Response) (*WidgetLoaderResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WidgetLoaderResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers WidgetLoaderResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers WidgetLoaderResponse304Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 429:
+		var headers WidgetLoaderResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseWidgetPageResponse parses an HTTP response from a WidgetPageWithResponse call
+func ParseWidgetPageResponse(rsp *http.Response) (*WidgetPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WidgetPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers WidgetPageResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers WidgetPageResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers WidgetPageResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSendVisitorFileResponse parses an HTTP response from a SendVisitorFileWithResponse call
+func ParseSendVisitorFileResponse(rsp *http.Response) (*SendVisitorFileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SendVisitorFileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest VisitorSent
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers SendVisitorFileResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers SendVisitorFileResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers SendVisitorFileResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers SendVisitorFileResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers SendVisitorFileResponse413Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 429:
+		var headers SendVisitorFileResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListVisitorMessagesResponse parses an HTTP response from a ListVisitorMessagesWithResponse call
+func ParseListVisitorMessagesResponse(rsp *http.Response) (*ListVisitorMessagesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListVisitorMessagesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []VisitorMessage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListVisitorMessagesResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListVisitorMessagesResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListVisitorMessagesResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListVisitorMessagesResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSendVisitorMessageResponse parses an HTTP response from a SendVisitorMessageWithResponse call
+func ParseSendVisitorMessageResponse(rsp *http.Response) (*SendVisitorMessageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SendVisitorMessageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest VisitorSent
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers SendVisitorMessageResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers SendVisitorMessageResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers SendVisitorMessageResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers SendVisitorMessageResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers SendVisitorMessageResponse413Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 429:
+		var headers SendVisitorMessageResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetVisitorResponse parses an HTTP response from a GetVisitorWithResponse call
+func ParseGetVisitorResponse(rsp *http.Response) (*GetVisitorResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetVisitorResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest VisitorSession
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetVisitorResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetVisitorResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetVisitorResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetVisitorResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStartVisitorResponse parses an HTTP response from a StartVisitorWithResponse call
+func ParseStartVisitorResponse(rsp *http.Response) (*StartVisitorResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StartVisitorResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest VisitorSession
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PermissionDenied
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers StartVisitorResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers StartVisitorResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 403:
+		var headers StartVisitorResponse403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers StartVisitorResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers StartVisitorResponse413Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 429:
+		var headers StartVisitorResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStreamVisitorResponse parses an HTTP response from a StreamVisitorWithResponse call
+func ParseStreamVisitorResponse(rsp *http.Response) (*StreamVisitorResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StreamVisitorResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers StreamVisitorResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers StreamVisitorResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers StreamVisitorResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers StreamVisitorResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers StreamVisitorResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {

@@ -105,6 +105,8 @@ func TestServeSurvivesSlowBodies(t *testing.T) {
 	dir := t.TempDir()
 	s := startServe(t, dir, filepath.Join(dir, "app.db"),
 		fmt.Sprintf("APP_HTTP_MAX_CONNECTIONS=%d", maxConns),
+		// Streams must leave a tenth of the connections to plain requests, or serve refuses.
+		fmt.Sprintf("APP_EVENTS_MAX_STREAMS=%d", maxConns/2),
 		"APP_HTTP_READ_HEADER_TIMEOUT=1s", "APP_HTTP_READ_TIMEOUT=1s", "APP_HTTP_IDLE_TIMEOUT=1s",
 		"APP_HTTP_WRITE_TIMEOUT=2s", "APP_HTTP_MIN_BODY_RATE=1000000",
 		// Every client here is 127.0.0.1: the per-IP rate limit is not what this test is about.

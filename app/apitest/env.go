@@ -32,8 +32,12 @@ type Env struct {
 	AdminKey string
 	Org      app.Org
 	Owner    app.Member
-	// checked, when set (CheckOpenAPI), validates every exchange of Do and Send.
+	// checked validates every exchange of Do, Send, streams and Server.Client() against
+	// openapi.json (openapi.go); client is the client Send uses, through it.
 	checked *OpenAPI
+	client  *http.Client
+	// transport is the server's own client transport, which checked sends through.
+	transport http.RoundTripper
 }
 
 // Start is the default moment of a test's manual clock.
@@ -111,6 +115,7 @@ func NewLogged(t testing.TB, w io.Writer, prepare func(*cli.Runtime), configure 
 		prepare(rt)
 	}
 	e.Server = httptest.NewServer(rt.Handler)
+	e.checkEverything()
 	rt.Start()
 	t.Cleanup(func() {
 		rt.Hub.Close() // open streams end, or the server's Close would wait on them
@@ -118,6 +123,28 @@ func NewLogged(t testing.TB, w io.Writer, prepare func(*cli.Runtime), configure 
 		rt.Close()
 	})
 	return e
+}
+
+// checkEverything makes every exchange of the test go through the document's validator:
+// Do and Send, and whatever uses the server's own client (streams, raw requests). Every
+// test is then a conformance test of openapi.json; a request that breaks the document on
+// purpose says so (Invalid, DoInvalid).
+func (e *Env) checkEverything() {
+	if e.client != nil {
+		return
+	}
+	srv := e.Server.Client()
+	e.transport = srv.Transport
+	e.checked = e.OpenAPI()
+	e.client = e.checked.Client()
+	srv.Transport = e.checked
+}
+
+// checkedClient is the client of Send: an Env that a test put together itself (not New)
+// gets its validator on its first request.
+func (e *Env) checkedClient() *http.Client {
+	e.checkEverything()
+	return e.client
 }
 
 // Response is a finished API call.
@@ -168,11 +195,7 @@ func (e *Env) Request(method, path, key string, body any) *http.Request {
 // Send runs a prepared request.
 func (e *Env) Send(req *http.Request) *Response {
 	e.T.Helper()
-	client := e.Server.Client()
-	if e.checked != nil {
-		client = e.checked.Client()
-	}
-	res, err := client.Do(req)
+	res, err := e.checkedClient().Do(req)
 	if err != nil {
 		e.T.Fatalf("apitest: %s %s: %v", req.Method, req.URL.Path, err)
 	}
@@ -326,9 +349,14 @@ func (e *Env) Webhook(key, org, url string, events ...string) app.Webhook {
 	return w
 }
 
-// Emit writes an event into the outbox as a feature would, in its own transaction.
+// Emit writes an event into the outbox as a feature would, in its own transaction. A nil
+// data is sent as {}: every event of the product carries an object, and the document says
+// so (a null would break the answers that show the event, such as deliveries).
 func (e *Env) Emit(org, typ string, data any) app.Event {
 	e.T.Helper()
+	if data == nil {
+		data = map[string]any{}
+	}
 	var evt app.Event
 	svc := e.Runtime.Service
 	err := svc.Store.Write(context.Background(), func(tx app.Tx) (err error) {

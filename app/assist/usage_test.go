@@ -64,7 +64,7 @@ func TestCostDeductedAndUsageReport(t *testing.T) {
 	bad := map[string]string{"?from=2026-13-01": "from", "?to=yesterday": "to", "?from=2026-01-05&to=2026-01-04": "to",
 		"?from=2024-01-01&to=2026-01-02": "from", "?take=101": "take", "?page=0": "page"}
 	for q, field := range bad {
-		e.Do("GET", "/orgs/c/usage"+q, e.AdminKey, nil).ExpectError(400, "invalid_argument", field)
+		e.DoInvalid("GET", "/orgs/c/usage"+q, e.AdminKey, nil).ExpectError(400, "invalid_argument", field)
 	}
 	noOrgRead := e.RoleKey(e.Org.ID, "inbox:read")
 	e.Do("GET", "/orgs/c/usage", noOrgRead, nil).ExpectError(403, "permission_denied")

@@ -10,6 +10,7 @@ import (
 // builtin:retrieval that quotes the matching TEXT knowledge under its title; the chat shows
 // the reply as its last message and its usage is marked estimated.
 func TestBuiltinAnswersFromKnowledge(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	w := newWorld(t, e, e.AdminKey, "c", nil)
 	w.learn(t, "Opening hours", "Our shop is open from nine to five on weekdays.\n\nOn Saturdays we open at ten.")
@@ -41,6 +42,7 @@ func TestBuiltinAnswersFromKnowledge(t *testing.T) {
 
 // Nothing in the knowledge matches: the builtin says so, in the assistant's language.
 func TestBuiltinSaysWhenNothingMatches(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	w := newWorld(t, e, e.AdminKey, "c", map[string]any{"language": "es", "model": "auto:auto", "timezone": "Europe/Madrid",
 		"knowledge_scope": "all", "conversation": map[string]any{"thread_mode": "new"}})
@@ -56,6 +58,7 @@ func TestBuiltinSaysWhenNothingMatches(t *testing.T) {
 // A burst of contact messages inside the debounce gives one run, which starts only once
 // the clock passes the debounce after the last of them.
 func TestDebounceBurstGivesOneRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	w := newWorld(t, e, e.AdminKey, "c", nil)
 	w.learn(t, "Shipping", "We ship to every country in Europe.")

@@ -14,6 +14,7 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 // transaction that completes it, and the usage report sums tokens and cost by day and model,
 // filtered by dates and assistant, validating its parameters like the other lists.
 func TestCostDeductedAndUsageReport(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *cli.Config) {
 		c.Models.Prices = map[string]app.Price{"builtin:retrieval": {Input: 10000, Output: 20000}}
 	})

@@ -220,6 +220,9 @@ func (rt *Runtime) Start() {
 		wg.Wait()
 		close(rt.stopped)
 	}()
+	// Work a previous process left (due retries, recipients, runs, lapsed leases) is claimed
+	// now, not after the first tick: no commit of this process has nudged anyone yet.
+	rt.NudgeWorkers()
 	rt.ready.Store(true)
 }
 

@@ -159,6 +159,17 @@ func (rt *Runtime) NudgeWorkers() {
 	rt.Runner.Nudge()
 }
 
+// WaitIdle waits until the webhook, e-mail, knowledge and run workers have nothing due,
+// claimed or under way (claim.Loop.WaitIdle), for tests that assert that nothing happens.
+func (rt *Runtime) WaitIdle(ctx context.Context) error {
+	for _, w := range []interface{ WaitIdle(context.Context) error }{rt.Dispatcher, rt.Sender, rt.Knowledge, rt.Runner} {
+		if err := w.WaitIdle(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // nudgeFor wakes the workers that take the kinds of work a commit queued: the others would
 // only claim for nothing (each claim a write transaction, as a nudged loop does not look
 // first on a reader).

@@ -376,6 +376,18 @@ func (e *Env) Deliveries(key, org, webhookID, query string) []app.Delivery {
 	return ds
 }
 
+// WaitIdle waits until the server's workers have nothing due, claimed or under way
+// (Runtime.WaitIdle): what a test asserts did not happen would have happened by then. It
+// fails the test after 10 s.
+func (e *Env) WaitIdle() {
+	e.T.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.Runtime.WaitIdle(ctx); err != nil {
+		e.T.Fatalf("apitest: the workers did not fall idle: %v", err)
+	}
+}
+
 // Eventually polls cond every 5 ms until it holds, failing the test after timeout.
 func (e *Env) Eventually(timeout time.Duration, what string, cond func() bool) {
 	e.T.Helper()

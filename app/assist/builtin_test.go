@@ -66,7 +66,7 @@ func TestDebounceBurstGivesOneRun(t *testing.T) {
 		w.say(t, "user", s)
 		e.Clock.Advance(600 * time.Millisecond) // less than the 1 s debounce
 	}
-	time.Sleep(50 * time.Millisecond) // many ticks of the worker: nothing may start yet
+	e.WaitIdle() // whatever was due has run: nothing may have started yet
 	if rs := w.replies(t); len(rs) != 0 {
 		t.Fatalf("%d runs started inside the debounce", len(rs))
 	}
@@ -75,7 +75,7 @@ func TestDebounceBurstGivesOneRun(t *testing.T) {
 	if !strings.Contains(text(m), "We ship to every country in Europe.") {
 		t.Fatalf("reply %q", text(m))
 	}
-	time.Sleep(50 * time.Millisecond)
+	e.WaitIdle()
 	if rs := w.replies(t); len(rs) != 1 {
 		t.Fatalf("%d replies to one burst", len(rs))
 	}

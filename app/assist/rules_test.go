@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"wsapi/app"
 )
@@ -22,7 +21,7 @@ func TestNoRunWhenTakenOrAIDisabled(t *testing.T) {
 		w.debounce()
 		w.say(t, "user", "anyone?") // the chat may not run: this schedules nothing
 		w.debounce()
-		time.Sleep(50 * time.Millisecond)
+		e.WaitIdle()
 		if rs := w.replies(t); len(rs) != 0 {
 			t.Fatalf("after %v: %d runs", patch, len(rs))
 		}
@@ -30,7 +29,7 @@ func TestNoRunWhenTakenOrAIDisabled(t *testing.T) {
 	w := newWorld(t, e, e.AdminKey, "c", nil)
 	w.say(t, "admin", "a member writes to the contact")
 	w.debounce()
-	time.Sleep(50 * time.Millisecond)
+	e.WaitIdle()
 	if rs := w.replies(t); len(rs) != 0 {
 		t.Fatalf("a member's message started %d runs", len(rs))
 	}
@@ -38,7 +37,7 @@ func TestNoRunWhenTakenOrAIDisabled(t *testing.T) {
 	w.say(t, "user", "hello?")
 	e.Do("PATCH", w.path("/assistants/"+w.assistant), e.AdminKey, map[string]any{"enabled": false}).Expect(200)
 	w.debounce()
-	time.Sleep(50 * time.Millisecond)
+	e.WaitIdle()
 	if rs := w.replies(t); len(rs) != 0 {
 		t.Fatalf("a disabled assistant answered: %d runs", len(rs))
 	}
@@ -114,7 +113,7 @@ func TestCancelWithoutRunInFlight(t *testing.T) {
 		t.Fatalf("cancel of a waiting run answered %s", res.Body)
 	}
 	w.debounce()
-	time.Sleep(50 * time.Millisecond)
+	e.WaitIdle()
 	if rs := w.replies(t); len(rs) != 0 {
 		t.Fatalf("a dropped run started: %d replies", len(rs))
 	}

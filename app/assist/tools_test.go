@@ -195,7 +195,7 @@ func TestHandoffStopsRunsUntilAIIsBackOn(t *testing.T) {
 	e.Do("PATCH", w.path("/chats/"+w.chat), e.AdminKey, map[string]any{"state": "OPEN"}).Expect(200)
 	w.say(t, "user", "anyone?")
 	w.debounce()
-	time.Sleep(100 * time.Millisecond) // the run worker ticks every 5 ms: a run would have started
+	e.WaitIdle() // a run that was due would have run
 	if n := len(w.replies(t)); n != 1 || len(an.Requests()) != 2 || w.getChat(t).State.AIEnabled {
 		t.Fatalf("%d replies, %d model requests after the handoff", n, len(an.Requests()))
 	}

@@ -152,7 +152,7 @@ func restartAndCheck(t *testing.T, cfg func(*cli.Config), sink *apitest.SMTPSink
 		e.Do("GET", "/orgs/c/broadcasts/"+broadcastID, e.AdminKey, nil).Expect(200).JSON(&b)
 		return b.Counts.Processed == n-len(claimed)
 	})
-	time.Sleep(50 * time.Millisecond)
+	e.WaitIdle()
 	for id := range claimed {
 		if messageIDs(t, sink.Mails())[id] != before[id] {
 			t.Fatalf("%s sent again before its lease ran out", id)

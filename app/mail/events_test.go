@@ -192,7 +192,7 @@ func TestCustomBroadcastWaitsForEvents(t *testing.T) {
 	rcv := apitest.NewReceiver(t)
 	e.Webhook(e.AdminKey, "c", rcv.URL, app.EventBroadcastFailed)
 	b, _ := customBroadcast(t, e, "a@dest.test", "b@dest.test")
-	time.Sleep(100 * time.Millisecond) // the sender worker leaves custom recipients alone
+	e.WaitIdle() // the sender worker leaves custom recipients alone
 	for _, r := range recipients(t, e, "broadcast_id="+b.ID) {
 		if r["status"] != "SENDING" || r["is_sent"] != nil || r["is_skipped"] != nil || r["is_failed"] != nil {
 			t.Fatalf("custom recipient %v", r)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -132,7 +133,17 @@ func (v *OpenAPI) RoundTrip(req *http.Request) (*http.Response, error) {
 	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
 		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true}}
 	req.Body = io.NopCloser(bytes.NewReader(body))
+	jsonAt := ""
+	if len(body) > 0 && isJSON(req.Header.Get("Content-Type")) {
+		jsonAt = requestBodyPointer(route.Path, req.Method, route.Operation)
+	}
+	in.Options.ExcludeRequestBody = jsonAt != "" // validated below, by a schema compiled once (bodies.go)
 	reqErr := openapi3filter.ValidateRequest(req.Context(), in)
+	if jsonAt != "" {
+		if err := validateJSONBody(jsonAt, body); err != nil {
+			reqErr = errors.Join(reqErr, fmt.Errorf("request body: %w", err))
+		}
+	}
 	if !wantInvalid && reqErr != nil {
 		v.t.Errorf("openapi: %s: request breaks the document: %v", where, reqErr)
 	}
@@ -192,6 +203,14 @@ func (v *OpenAPI) checkResponse(in *openapi3filter.RequestValidationInput, path,
 			v.t.Errorf("openapi: %s: inflating the answer: %v", where, err)
 		}
 		out.SetBodyBytes(plain)
+		if isJSON(res.Header.Get("Content-Type")) {
+			if at := responseBodyPointer(path, in.Request.Method, in.Route.Operation, res.StatusCode); at != "" {
+				opts.ExcludeResponseBody = true // validated here, by a schema compiled once (bodies.go)
+				if err := validateJSONBody(at, plain); err != nil {
+					v.t.Errorf("openapi: %s %d: answer breaks the document: body: %v", where, res.StatusCode, err)
+				}
+			}
+		}
 	}
 	key := fmt.Sprintf("%s %s %d", in.Request.Method, path, res.StatusCode)
 	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {

@@ -5,6 +5,11 @@ import "context"
 // DefaultOrgName names the organization made on an empty database.
 const DefaultOrgName = "Default"
 
+// DefaultOwnerEmail is the owner's address until someone sets a real one: under RFC 2606's
+// reserved .invalid, so it can never reach anyone, and an address by EmailPattern, so it
+// breaks no member list (migration 00031 renames the "owner@localhost" of older installs).
+const DefaultOwnerEmail = "owner@example.invalid"
+
 // Bootstrap makes, on an empty database only, the Default organization, its owner (ADMIN) and
 // one admin key named name. It answers the key, or ok=false when organizations already exist.
 func (s *Service) Bootstrap(ctx context.Context, name string) (nk NewKey, ok bool, err error) {
@@ -35,7 +40,7 @@ func ensureOwner(tx Tx, orgID string, now Time) (Member, error) {
 	if !IsNotFound(err) {
 		return m, err
 	}
-	m = Member{ID: NewID("mem"), OrgID: orgID, Name: "Owner", Email: "owner@localhost",
+	m = Member{ID: NewID("mem"), OrgID: orgID, Name: "Owner", Email: DefaultOwnerEmail,
 		Role: RoleAdmin, CreatedAt: now, UpdatedAt: now}
 	return m, tx.CreateMember(m)
 }

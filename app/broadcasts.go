@@ -88,12 +88,12 @@ func validateBroadcast(in BroadcastInput) error {
 		if in.IdentityID == "" {
 			p.Add("identity_id", "is required for an email broadcast")
 		}
-		if strings.TrimSpace(in.Subject) == "" {
-			p.Add("subject", "must be 1 to 998 characters for an email broadcast")
+		if Blank(in.Subject) {
+			p.Add("subject", "must not be blank for an email broadcast")
 		}
 		headerSafeProblem(p, "subject", in.Subject)
 	}
-	if strings.TrimSpace(in.Text) == "" && strings.TrimSpace(in.HTML) == "" {
+	if Blank(in.Text) && Blank(in.HTML) {
 		p.Add("text", "text or html is required")
 	}
 	if len(in.SegmentIDs)+len(in.ContactIDs) == 0 {

@@ -87,13 +87,16 @@ func ParseInboxFilter(get func(string) string, memberID string) (InboxFilter, er
 // Inbox lists chats newest activity first, by page or by cursor. With the inbox cache on,
 // the answer's Items are shared with other requests: read only.
 func (s *Service) Inbox(ctx context.Context, orgID string, f InboxFilter, next string, pg Page) (l List[Chat], err error) {
-	after, err := parseCursor[InboxCursor](next)
+	scope := listScope("inbox", orgID, f)
+	after, err := parseCursor[InboxCursor](next, scope)
 	if err != nil {
 		return l, err
 	}
 	offset := windowOffset(after, pg)
 	err = s.Store.Read(ctx, func(tx Tx) error {
-		read := func(total int) (List[Chat], error) { return inboxPage(tx, orgID, f, after, offset, pg.Take, total) }
+		read := func(total int) (List[Chat], error) {
+			return inboxPage(tx, orgID, f, scope, after, offset, pg.Take, total)
+		}
 		if s.inbox == nil {
 			l, err = read(-1)
 		} else {
@@ -106,12 +109,12 @@ func (s *Service) Inbox(ctx context.Context, orgID string, f InboxFilter, next s
 
 // inboxPage reads take chats and the cursor of the next page if there is one; total >= 0 is
 // the list's count when already known.
-func inboxPage(tx Tx, orgID string, f InboxFilter, after *InboxCursor, offset, take, total int) (List[Chat], error) {
+func inboxPage(tx Tx, orgID string, f InboxFilter, scope string, after *InboxCursor, offset, take, total int) (List[Chat], error) {
 	var l List[Chat]
 	var err error
 	l.Items, l.Total, err = tx.ListInbox(orgID, f, after, offset, take+1, total)
 	if err == nil {
-		trimPage(&l, take, func(c Chat) InboxCursor { return InboxCursor{UpdatedAt: c.UpdatedAt.String(), ID: c.ID} })
+		trimPage(&l, take, scope, func(c Chat) InboxCursor { return InboxCursor{UpdatedAt: c.UpdatedAt.String(), ID: c.ID} })
 	}
 	return l, err
 }

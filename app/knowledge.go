@@ -107,10 +107,10 @@ func (s *Service) validateKnowledge(in *KnowledgeInput) error {
 	}
 	switch in.Content.Type {
 	case "TEXT":
-		if strings.TrimSpace(in.Content.Text) == "" || len(in.Content.Text) > MaxKnowledgeFile {
-			p.Add("content.text", "must be 1 character to 10 MiB")
+		if Blank(in.Content.Text) || len(in.Content.Text) > MaxKnowledgeFile {
+			p.Add("content.text", "must be 1 character to 10 MiB, not blank")
 		}
-		if strings.TrimSpace(in.Title) == "" {
+		if Blank(in.Title) {
 			p.Add("title", "is required for TEXT content")
 		}
 	case "URL":
@@ -163,7 +163,7 @@ func (s *Service) CreateKnowledgeFile(ctx context.Context, orgID, assistantID, t
 	if err := p.Err(); err != nil {
 		return KnowledgeContent{}, err
 	}
-	if strings.TrimSpace(title) == "" {
+	if Blank(title) {
 		title = filename
 	}
 	body := KnowledgeBody{Type: "FILE", Filename: filename, Mimetype: mimetype}
@@ -214,9 +214,10 @@ func (s *Service) ListKnowledge(ctx context.Context, orgID, assistantID string, 
 	if f.Status != "" && f.Status != "ALL" && !slices.Contains(KnowledgeStatuses, f.Status) {
 		p.Add("status", "must be ALL, PENDING, PROCESSING, PROCESSED or FAILED")
 	}
-	after, err := parseCursor[KnowledgeCursor](next)
-	if err != nil {
-		p.Add("next", "is not a cursor this list answered") // with the other fields' problems
+	scope := listScope("knowledge", orgID, assistantID, f)
+	after, err := parseCursor[KnowledgeCursor](next, scope)
+	if e, ok := AsError(err); ok {
+		p.Add("next", e.Fields["next"]) // with the other fields' problems
 	}
 	if err := p.Err(); err != nil {
 		return l, err
@@ -229,7 +230,7 @@ func (s *Service) ListKnowledge(ctx context.Context, orgID, assistantID string, 
 		return err
 	})
 	if err == nil {
-		trimPage(&l, pg.Take, func(k KnowledgeContent) KnowledgeCursor {
+		trimPage(&l, pg.Take, scope, func(k KnowledgeContent) KnowledgeCursor {
 			return KnowledgeCursor{CreatedAt: k.CreatedAt.String(), ID: k.ID}
 		})
 	}

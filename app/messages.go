@@ -247,7 +247,8 @@ func bumpCounters(chat *Chat, m Message, now Time) {
 
 // ListMessages lists a chat's messages oldest first, by page or by cursor.
 func (s *Service) ListMessages(ctx context.Context, orgID, chatID, next string, pg Page) (l List[Message], err error) {
-	after, err := parseCursor[MessageCursor](next)
+	scope := listScope("messages", orgID, chatID)
+	after, err := parseCursor[MessageCursor](next, scope)
 	if err != nil {
 		return l, err
 	}
@@ -259,7 +260,7 @@ func (s *Service) ListMessages(ctx context.Context, orgID, chatID, next string, 
 		return err
 	})
 	if err == nil {
-		trimPage(&l, pg.Take, func(m Message) MessageCursor { return MessageCursor{Seq: m.Seq} })
+		trimPage(&l, pg.Take, scope, func(m Message) MessageCursor { return MessageCursor{Seq: m.Seq} })
 	}
 	return l, err
 }

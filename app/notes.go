@@ -66,8 +66,10 @@ type MemoryInput struct {
 
 // CreateNote adds a note authored by the caller's member.
 func (s *Service) CreateNote(ctx context.Context, c Caller, contactID string, in NoteInput) (Note, error) {
-	if n := CharCount(in.Content); n < 1 || n > 1000 || strings.TrimSpace(in.Content) == "" {
-		return Note{}, Invalid("content", "must be 1 to 1000 characters")
+	p := Problems{}
+	validateText(p, "content", in.Content, true, 1000)
+	if err := p.Err(); err != nil {
+		return Note{}, err
 	}
 	now := s.now()
 	n := Note{ID: NewID("note"), OrgID: c.OrgID, ContactID: contactID, Content: in.Content, CreatedAt: now,
@@ -107,9 +109,7 @@ func (s *Service) CreateMemory(ctx context.Context, c Caller, contactID string, 
 	if in.Importance == nil || *in.Importance < 0 || *in.Importance > 1 {
 		p.Add("importance", "must be a number from 0 to 1")
 	}
-	if n := CharCount(in.Content); n < 1 || n > 10000 || strings.TrimSpace(in.Content) == "" {
-		p.Add("content", "must be 1 to 10000 characters")
-	}
+	validateText(p, "content", in.Content, true, 10000)
 	if err := p.Err(); err != nil {
 		return Memory{}, err
 	}
@@ -128,7 +128,8 @@ func (s *Service) CreateMemory(ctx context.Context, c Caller, contactID string, 
 
 // ListMemories lists a contact's memories, most important first, by page or by cursor.
 func (s *Service) ListMemories(ctx context.Context, orgID, contactID, next string, pg Page) (l List[Memory], err error) {
-	after, err := parseCursor[MemoryCursor](next)
+	scope := listScope("memories", orgID, contactID)
+	after, err := parseCursor[MemoryCursor](next, scope)
 	if err != nil {
 		return l, err
 	}
@@ -140,7 +141,7 @@ func (s *Service) ListMemories(ctx context.Context, orgID, contactID, next strin
 		return err
 	})
 	if err == nil {
-		trimPage(&l, pg.Take, func(m Memory) MemoryCursor {
+		trimPage(&l, pg.Take, scope, func(m Memory) MemoryCursor {
 			return MemoryCursor{Importance: m.Importance, CreatedAt: m.CreatedAt.String(), ID: m.ID}
 		})
 	}

@@ -72,7 +72,8 @@ type OAuthResult struct {
 type OAuthAuthorizeInput struct {
 	Type        string `json:"type"`
 	RedirectURL string `json:"redirect_url"`
-	Subdomain   string `json:"subdomain"`
+	// Subdomain is nil when absent: given, even "", it must match the spec's pattern.
+	Subdomain *string `json:"subdomain"`
 }
 
 // OAuthAuthorization is the URL to send the user to, with its signed state.
@@ -85,7 +86,8 @@ type OAuthAuthorization struct {
 type OAuthValidateInput struct {
 	Type          string `json:"type"`
 	ValidationURL string `json:"validation_url"`
-	Subdomain     string `json:"subdomain"`
+	// Subdomain is nil when absent: given, even "", it must match the spec's pattern.
+	Subdomain *string `json:"subdomain"`
 }
 
 var subdomainPattern = regexp.MustCompile(`^[a-z0-9-]+$`)
@@ -95,8 +97,9 @@ const stateLifetime = time.Hour
 
 // oauthProvider checks type and subdomain, each on its own, so that one 400 names both, and
 // answers the provider with the subdomain filled in.
-func (s *Service) oauthProvider(p Problems, typ, sub string) (OAuthProvider, bool) {
-	if sub != "" && !subdomainPattern.MatchString(sub) {
+func (s *Service) oauthProvider(p Problems, typ string, subdomain *string) (OAuthProvider, bool) {
+	sub := optionalText(subdomain)
+	if subdomain != nil && !subdomainPattern.MatchString(sub) {
 		p.Add("subdomain", "must match ^[a-z0-9-]+$")
 	}
 	if !slices.Contains(ConnectionTypes, typ) {
@@ -167,7 +170,7 @@ func (s *Service) ValidateOAuth(ctx context.Context, c Caller, in OAuthValidateI
 	if err != nil {
 		return OAuthResult{}, Invalid("validation_url", "the provider refused the code: "+err.Error())
 	}
-	return oauthResult(tok, user, prov, in.Subdomain, s.Clock.Now()), nil
+	return oauthResult(tok, user, prov, optionalText(in.Subdomain), s.Clock.Now()), nil
 }
 
 // spendState checks that a state was issued by this server for this organization and type

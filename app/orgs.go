@@ -78,13 +78,7 @@ func newOrg(name string, parent *string, now Time) Org {
 }
 
 func validateName(p Problems, field, name string, max int) {
-	n := CharCount(strings.TrimSpace(name))
-	switch {
-	case n == 0:
-		p.Add(field, "is required")
-	case CharCount(name) > max:
-		p.Add(field, "must be at most "+itoa(max)+" characters")
-	}
+	validateText(p, field, name, true, max)
 }
 
 // validateNameField checks a name that a create requires and a patch may leave out (nil),

@@ -151,7 +151,8 @@ func ParseRecipientFilter(get func(string) string) (RecipientFilter, error) {
 
 // ListRecipients lists recipients by page or by cursor.
 func (s *Service) ListRecipients(ctx context.Context, orgID string, f RecipientFilter, next string, pg Page) (l List[Recipient], err error) {
-	after, err := parseCursor[RecipientCursor](next)
+	scope := listScope("recipients", orgID, f)
+	after, err := parseCursor[RecipientCursor](next, scope)
 	if err != nil {
 		return l, err
 	}
@@ -160,7 +161,7 @@ func (s *Service) ListRecipients(ctx context.Context, orgID string, f RecipientF
 		return err
 	})
 	if err == nil {
-		trimPage(&l, pg.Take, func(r Recipient) RecipientCursor {
+		trimPage(&l, pg.Take, scope, func(r Recipient) RecipientCursor {
 			v := r.CreatedAt
 			if f.SortField == "updated_at" {
 				v = r.UpdatedAt

@@ -343,7 +343,7 @@ func TestVersionOfTheBuiltBinaryNamesItsCommit(t *testing.T) {
 		strings.Fields(string(dirs))[0] != strings.Fields(string(dirs))[1] {
 		t.Skip("a linked worktree: go stamps VCS information only in a plain checkout")
 	}
-	out, err := exec.Command(appBinary(t), "version", "--json").Output()
+	out, err := exec.Command(builtBinary(t), "version", "--json").Output()
 	if err != nil {
 		t.Fatal(err)
 	}

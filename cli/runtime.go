@@ -196,6 +196,17 @@ func (rt *Runtime) NudgeWorkers() {
 	rt.Delivery.Nudge()
 }
 
+// WaitIdle waits until the webhook, e-mail, knowledge and run workers have nothing due,
+// claimed or under way (claim.Loop.WaitIdle), for tests that assert that nothing happens.
+func (rt *Runtime) WaitIdle(ctx context.Context) error {
+	for _, w := range []interface{ WaitIdle(context.Context) error }{rt.Dispatcher, rt.Sender, rt.Knowledge, rt.Runner} {
+		if err := w.WaitIdle(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // nudgeFor wakes the workers that take the kinds of work a commit queued: the others would
 // only claim for nothing (each claim a write transaction, as a nudged loop does not look
 // first on a reader).
@@ -259,6 +270,9 @@ func (rt *Runtime) Start() {
 		wg.Wait()
 		close(rt.stopped)
 	}()
+	// Work a previous process left (due retries, recipients, runs, lapsed leases) is claimed
+	// now, not after the first tick: no commit of this process has nudged anyone yet.
+	rt.NudgeWorkers()
 	rt.ready.Store(true)
 }
 

@@ -127,6 +127,7 @@ func TestServeExitsWithinTheBoundWhileAPDFHangs(t *testing.T) {
 		"APP_KNOWLEDGE_MAX_EXTRACT_SECONDS=600", "APP_KNOWLEDGE_TICK=20ms", "APP_HTTP_SHUTDOWN_TIMEOUT=5s")
 	token := bannerTokenRE.FindString(s.log())
 	req, _ := http.NewRequest("POST", "http://"+s.addr+"/orgs/c/assistants", strings.NewReader(`{"name":"Helper"}`))
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+token)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -38,10 +38,10 @@ func TestAssistantCRUD(t *testing.T) {
 	}
 
 	// Validation.
-	e.Do("POST", "/orgs/c/assistants", e.AdminKey, map[string]any{}).ExpectError(400, "invalid_argument", "name")
+	e.DoInvalid("POST", "/orgs/c/assistants", e.AdminKey, map[string]any{}).ExpectError(400, "invalid_argument", "name")
 	e.Do("POST", "/orgs/c/assistants", e.AdminKey, map[string]any{"name": "   "}).ExpectError(400, "invalid_argument", "name")
-	e.Do("POST", "/orgs/c/assistants", e.AdminKey, map[string]any{"name": strings.Repeat("é", 256)}).ExpectError(400, "invalid_argument", "name")
-	e.Do("POST", "/orgs/c/assistants", e.AdminKey, map[string]any{"name": "x", "colour": "red"}).ExpectError(400, "invalid_argument", "colour")
+	e.DoInvalid("POST", "/orgs/c/assistants", e.AdminKey, map[string]any{"name": strings.Repeat("é", 256)}).ExpectError(400, "invalid_argument", "name")
+	e.DoInvalid("POST", "/orgs/c/assistants", e.AdminKey, map[string]any{"name": "x", "colour": "red"}).ExpectError(400, "invalid_argument", "colour")
 
 	// Delete: gone for the API, still named by its chats.
 	chat := chChat(e, e.AdminKey, "c", map[string]any{"assistant_id": id})
@@ -93,7 +93,11 @@ func TestAssistantConfigValidation(t *testing.T) {
 	for i, c := range cases {
 		t.Run(fmt.Sprint(i, c.field), func(t *testing.T) {
 			e := e.For(t)
-			res := e.Do("POST", "/orgs/c/assistants", e.AdminKey, map[string]any{"name": "a", "config": c.config})
+			do := e.Do
+			if c.field != "" {
+				do = e.DoInvalid
+			}
+			res := do("POST", "/orgs/c/assistants", e.AdminKey, map[string]any{"name": "a", "config": c.config})
 			if c.field == "" {
 				res.Expect(201)
 			} else {
@@ -103,7 +107,7 @@ func TestAssistantConfigValidation(t *testing.T) {
 	}
 	// PATCH validates the same way, and reports every bad field at once.
 	a := chAssistant(e, e.AdminKey, "c", map[string]any{"name": "p"})
-	e.Do("PATCH", "/orgs/c/assistants/"+a["id"].(string), e.AdminKey, map[string]any{"config": map[string]any{
+	e.DoInvalid("PATCH", "/orgs/c/assistants/"+a["id"].(string), e.AdminKey, map[string]any{"config": map[string]any{
 		"model": "gpt4", "timezone": "Mars/Olympus", "language": "not a lang"}}).
 		ExpectError(400, "invalid_argument", "config.model", "config.timezone", "config.language")
 }
@@ -159,6 +163,6 @@ func TestAssistantListSearchAndPagination(t *testing.T) {
 	chSameList(t, "page 3", got, []string{"Support 03", "Support 05"})
 	got, _ = listNames("?search=support&take=2&page=2")
 	chSameList(t, "search page 2", got, []string{"Support 05"})
-	e.Do("GET", "/orgs/c/assistants?take=101", e.AdminKey, nil).ExpectError(400, "invalid_argument", "take")
-	e.Do("GET", "/orgs/c/assistants?search="+strings.Repeat("a", 257), e.AdminKey, nil).ExpectError(400, "invalid_argument", "search")
+	e.DoInvalid("GET", "/orgs/c/assistants?take=101", e.AdminKey, nil).ExpectError(400, "invalid_argument", "take")
+	e.DoInvalid("GET", "/orgs/c/assistants?search="+strings.Repeat("a", 257), e.AdminKey, nil).ExpectError(400, "invalid_argument", "search")
 }

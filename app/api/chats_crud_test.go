@@ -76,7 +76,7 @@ func TestChatCreate(t *testing.T) {
 		{map[string]any{"color": "red"}, 400, "color"},
 	}
 	for _, b := range bad {
-		res := e.Do("POST", "/orgs/c/chats", e.AdminKey, b.body)
+		res := e.DoInvalid("POST", "/orgs/c/chats", e.AdminKey, b.body)
 		if b.status == 404 {
 			res.ExpectError(404, "not_found")
 		} else {
@@ -101,7 +101,7 @@ func TestChatPatch(t *testing.T) {
 	patch := func(body map[string]any) map[string]any { t.Helper(); return chPatch(e, e.AdminKey, "c", id, body) }
 	bad := func(body map[string]any, field string) {
 		t.Helper()
-		e.Do("PATCH", "/orgs/c/chats/"+id, e.AdminKey, body).ExpectError(400, "invalid_argument", field)
+		e.DoInvalid("PATCH", "/orgs/c/chats/"+id, e.AdminKey, body).ExpectError(400, "invalid_argument", field)
 	}
 
 	e.Clock.Advance(time.Minute)
@@ -157,12 +157,12 @@ func TestChatPatch(t *testing.T) {
 	}
 	// Every bad field at once; nothing applied.
 	before := chGetChat(e, e.AdminKey, "c", id)
-	e.Do("PATCH", "/orgs/c/chats/"+id, e.AdminKey, map[string]any{"title": "x", "visibility": "x", "state": "x", "csat_score": 9}).
+	e.DoInvalid("PATCH", "/orgs/c/chats/"+id, e.AdminKey, map[string]any{"title": "x", "visibility": "x", "state": "x", "csat_score": 9}).
 		ExpectError(400, "invalid_argument", "visibility", "state", "csat_score")
 	if after := chGetChat(e, e.AdminKey, "c", id); after["title"] != before["title"] || after["updated_at"] != before["updated_at"] {
 		t.Errorf("a refused PATCH changed the chat")
 	}
-	e.Do("PATCH", "/orgs/c/chats/"+id, e.AdminKey, map[string]any{"model": "openai:gpt-4o"}).ExpectError(400, "invalid_argument", "model")
+	e.DoInvalid("PATCH", "/orgs/c/chats/"+id, e.AdminKey, map[string]any{"model": "openai:gpt-4o"}).ExpectError(400, "invalid_argument", "model")
 }
 
 func TestChatAssignment(t *testing.T) {

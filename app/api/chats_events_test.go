@@ -109,7 +109,7 @@ func TestChatMediaAndSyncEvents(t *testing.T) {
 		{map[string]any{"type": "media", "data": map[string]any{"audio": "aGVsbG8=", "format": "mp3", "bitrate": 1}}, "data.bitrate"},
 	}
 	for _, b := range bad {
-		e.Do("POST", events, e.AdminKey, b.body).ExpectError(400, "invalid_argument", b.field)
+		e.DoInvalid("POST", events, e.AdminKey, b.body).ExpectError(400, "invalid_argument", b.field)
 	}
 	e.Do("POST", "/orgs/c/chats/chat_00000000000000000000/events", e.AdminKey, map[string]any{"type": "sync"}).ExpectError(404, "not_found")
 	// Another message does not end the flight: media keeps going to the RUNNING message.
@@ -160,7 +160,7 @@ func TestChatFilesQuery(t *testing.T) {
 			t.Errorf("search by a piece of %s: %v", name, got)
 		}
 	}
-	e.Do("GET", files+"?search="+strings.Repeat("x", 257), e.AdminKey, nil).ExpectError(400, "invalid_argument", "search")
+	e.DoInvalid("GET", files+"?search="+strings.Repeat("x", 257), e.AdminKey, nil).ExpectError(400, "invalid_argument", "search")
 	f := e.Do("GET", files+"?take=1", e.AdminKey, nil).Expect(200)
 	if f.Header.Get("pagination-count") != "4" || len(f.List()) != 1 {
 		t.Errorf("take=1: count %s, %d items", f.Header.Get("pagination-count"), len(f.List()))
@@ -193,7 +193,7 @@ func TestMessageReactions(t *testing.T) {
 	for _, emoji := range []string{"ab", "👍👍", "", " ", "👍 ", "🇫", "🇫🇷🇩🇪", "1", "a️⃣", "👨‍", "\u200d👍"} {
 		e.Do("PUT", path, e.AdminKey, map[string]any{"emoji": emoji}).ExpectError(400, "invalid_argument", "emoji")
 	}
-	e.Do("PUT", path, e.AdminKey, map[string]any{}).ExpectError(400, "invalid_argument", "emoji")
+	e.DoInvalid("PUT", path, e.AdminKey, map[string]any{}).ExpectError(400, "invalid_argument", "emoji")
 
 	// Another member's reaction is separate; a second PUT replaces one's own.
 	e.Do("PUT", path, e.AdminKey, map[string]any{"emoji": "👍"}).Expect(200)

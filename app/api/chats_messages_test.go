@@ -88,7 +88,7 @@ func TestMessageCountersAndRead(t *testing.T) {
 		{map[string]any{"role": "user", "messages": []map[string]any{{"role": "user", "parts": []map[string]any{{"text": "x"}}}}}, "messages[0].parts[0].type"},
 	}
 	for _, b := range bad {
-		e.Do("POST", "/orgs/c/chats/"+id+"/messages", e.AdminKey, b.body).ExpectError(400, "invalid_argument", b.field)
+		e.DoInvalid("POST", "/orgs/c/chats/"+id+"/messages", e.AdminKey, b.body).ExpectError(400, "invalid_argument", b.field)
 	}
 	e.Do("POST", "/orgs/c/chats/chat_00000000000000000000/messages", e.AdminKey,
 		map[string]any{"role": "user", "messages": chText("user", "x")}).ExpectError(404, "not_found")
@@ -206,7 +206,7 @@ func TestFinishRunningMessage(t *testing.T) {
 	if chat.Status != "COMPLETED" {
 		t.Fatalf("chat status %s after finishing", chat.Status)
 	}
-	e.Do("PATCH", "/orgs/c/chats/"+chat.ID+"/messages/"+m.ID, e.AdminKey, map[string]any{"status": "DONE"}).
+	e.DoInvalid("PATCH", "/orgs/c/chats/"+chat.ID+"/messages/"+m.ID, e.AdminKey, map[string]any{"status": "DONE"}).
 		ExpectError(400, "invalid_argument", "status")
 	var sync *app.Message
 	e.Do("POST", "/orgs/c/chats/"+chat.ID+"/events", e.AdminKey, map[string]any{"type": "sync"}).Expect(200).JSON(&sync)

@@ -81,8 +81,8 @@ func TestMetadata(t *testing.T) {
 		t.Errorf("32 characters: %v", md["lang"])
 	}
 	get("?lang=" + strings.Repeat("é", 32))
-	e.Do("GET", "/metadata?lang="+strings.Repeat("z", 33), "", nil).ExpectError(400, "invalid_argument", "lang")
-	e.Do("GET", "/metadata?lang="+strings.Repeat("é", 33), "", nil).ExpectError(400, "invalid_argument", "lang")
+	e.DoInvalid("GET", "/metadata?lang="+strings.Repeat("z", 33), "", nil).ExpectError(400, "invalid_argument", "lang")
+	e.DoInvalid("GET", "/metadata?lang="+strings.Repeat("é", 33), "", nil).ExpectError(400, "invalid_argument", "lang")
 	// A credential is not needed, and a bad one is not looked at.
 	e.Do("GET", "/metadata?lang=fr", "sk_not_a_key", nil).Expect(200)
 }

@@ -27,7 +27,7 @@ func TestTemporaryChatLifetime(t *testing.T) {
 	quiet := chChat(e, e.AdminKey, "c", map[string]any{"temporary": true})["id"].(string)
 	talked := chConversation(e, e.AdminKey, "c", "Temp")["id"].(string)
 	chPatch(e, e.AdminKey, "c", talked, map[string]any{"title": "t"})
-	e.Do("PATCH", "/orgs/c/chats/"+talked, e.AdminKey, map[string]any{"temporary": true}).ExpectError(400, "invalid_argument", "temporary")
+	e.DoInvalid("PATCH", "/orgs/c/chats/"+talked, e.AdminKey, map[string]any{"temporary": true}).ExpectError(400, "invalid_argument", "temporary")
 	talkedTemp := chContact(e, e.AdminKey, "c", "Temp2", map[string]any{"type": "email", "email": "t2@example.com"})
 	tt := chChat(e, e.AdminKey, "c", map[string]any{"contact_id": talkedTemp["id"], "temporary": true})["id"].(string)
 	kept := chChat(e, e.AdminKey, "c", map[string]any{"temporary": false})["id"].(string)

@@ -28,6 +28,9 @@ func rawRequest(client *http.Client, method, url, key string, body any) (int, []
 		return 0, nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	res, err := client.Do(req)
 	if err != nil {
 		return 0, nil, err

@@ -75,16 +75,16 @@ func TestActionFieldsCatalogue(t *testing.T) {
 		}
 	}
 	calls := []apitest.Scenario{
-		{Name: "unknown action", Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.AdminKey, Body: map[string]any{"action_id": "tools:nope"}, Status: 400, Code: "invalid_argument", Fields: []string{"action_id"}},
-		{Name: "no action", Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.AdminKey, Body: map[string]any{}, Status: 400, Code: "invalid_argument", Fields: []string{"action_id"}},
+		{Name: "unknown action", Invalid: true, Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.AdminKey, Body: map[string]any{"action_id": "tools:nope"}, Status: 400, Code: "invalid_argument", Fields: []string{"action_id"}},
+		{Name: "no action", Invalid: true, Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.AdminKey, Body: map[string]any{}, Status: 400, Code: "invalid_argument", Fields: []string{"action_id"}},
 		{Name: "unknown connection", Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.AdminKey, Body: map[string]any{"action_id": "emails:send",
 			"connection_id": "conn_doesnotexist00000000"}, Status: 404, Code: "not_found"},
-		{Name: "definition without path", Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.AdminKey, Body: map[string]any{"action_id": "emails:send",
+		{Name: "definition without path", Invalid: true, Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.AdminKey, Body: map[string]any{"action_id": "emails:send",
 			"definitions": []any{map[string]any{"definition": map[string]any{"type": "segment"}}}}, Status: 400, Code: "invalid_argument", Fields: []string{"definitions[0]"}},
-		{Name: "definition of unknown type", Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.AdminKey, Body: map[string]any{"action_id": "emails:send",
+		{Name: "definition of unknown type", Invalid: true, Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.AdminKey, Body: map[string]any{"action_id": "emails:send",
 			"definitions": []any{map[string]any{"path": "a", "definition": map[string]any{"type": "segment"}},
 				map[string]any{"path": "b", "definition": map[string]any{"type": "blob"}}}}, Status: 400, Code: "invalid_argument", Fields: []string{"definitions[1]"}},
-		{Name: "unknown field", Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.AdminKey, Body: map[string]any{"action_id": "emails:send", "x": 1}, Status: 400, Code: "invalid_argument", Fields: []string{"x"}},
+		{Name: "unknown field", Invalid: true, Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.AdminKey, Body: map[string]any{"action_id": "emails:send", "x": 1}, Status: 400, Code: "invalid_argument", Fields: []string{"x"}},
 		{Name: "no connections permission", Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.RoleKey(e.Org.ID, "contacts:read"), Body: map[string]any{"action_id": "emails:send"}, Status: 403, Code: "permission_denied"},
 		{Name: "read permission is enough", Method: "POST", URL: "/orgs/c/connections/actions/fields", Key: e.RoleKey(e.Org.ID, "connections:read"), Body: map[string]any{"action_id": "emails:send"}, Status: 200},
 	}

@@ -112,22 +112,22 @@ func TestConnectionValidation(t *testing.T) {
 		}
 	}
 	calls := []apitest.Scenario{
-		{Name: "bad type", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "FTP", "name": "x"}, Status: 400, Code: "invalid_argument", Fields: []string{"type"}},
-		{Name: "lower-case type", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "mcp", "name": "x"}, Status: 400, Code: "invalid_argument", Fields: []string{"type"}},
-		{Name: "no type", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"name": "x"}, Status: 400, Code: "invalid_argument", Fields: []string{"type"}},
+		{Name: "bad type", Invalid: true, Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "FTP", "name": "x"}, Status: 400, Code: "invalid_argument", Fields: []string{"type"}},
+		{Name: "lower-case type", Invalid: true, Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "mcp", "name": "x"}, Status: 400, Code: "invalid_argument", Fields: []string{"type"}},
+		{Name: "no type", Invalid: true, Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"name": "x"}, Status: 400, Code: "invalid_argument", Fields: []string{"type"}},
 		{Name: "no name", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "MCP", "name": "  "}, Status: 400, Code: "invalid_argument", Fields: []string{"name"}},
-		{Name: "long name", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "MCP", "name": strings.Repeat("n", 256)}, Status: 400, Code: "invalid_argument", Fields: []string{"name"}},
+		{Name: "long name", Invalid: true, Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "MCP", "name": strings.Repeat("n", 256)}, Status: 400, Code: "invalid_argument", Fields: []string{"name"}},
 		{Name: "api_key in config", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "TOOLS", "name": "x",
 			"config": map[string]any{"api_key": "abc", "region": "eu"}}, Status: 400, Code: "invalid_argument", Fields: []string{"config.api_key"}},
 		{Name: "credential-looking keys in config", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "TOOLS", "name": "x",
 			"config": map[string]any{"clientSecret": "a", "Password": "b", "access_token": "c", "private_key": "d"}}, Status: 400, Code: "invalid_argument", Fields: []string{"config.clientSecret", "config.Password", "config.access_token", "config.private_key"}},
 		{Name: "nested credential keys", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "TOOLS", "name": "x",
 			"config": map[string]any{"auth": map[string]any{"client_secret": "a"}, "hosts": []any{map[string]any{"token": "b"}}}}, Status: 400, Code: "invalid_argument", Fields: []string{"config.auth.client_secret", "config.hosts[0].token"}},
-		{Name: "secret not a string", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "TOOLS", "name": "x",
+		{Name: "secret not a string", Invalid: true, Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "TOOLS", "name": "x",
 			"secrets": map[string]any{"token": 5}}, Status: 400, Code: "invalid_argument"},
 		{Name: "empty secret name", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "TOOLS", "name": "x",
 			"secrets": map[string]any{"": "v"}}, Status: 400, Code: "invalid_argument", Fields: []string{"secrets"}},
-		{Name: "unknown field", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "TOOLS", "name": "x", "secret": "v"}, Status: 400, Code: "invalid_argument", Fields: []string{"secret"}},
+		{Name: "unknown field", Invalid: true, Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "TOOLS", "name": "x", "secret": "v"}, Status: 400, Code: "invalid_argument", Fields: []string{"secret"}},
 		{Name: "long name at the bound", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "MCP", "name": strings.Repeat("é", 255)}, Status: 201},
 		{Name: "nested settings", Method: "POST", URL: "/orgs/c/connections", Key: e.AdminKey, Body: map[string]any{"type": "TOOLS", "name": "nested",
 			"config": map[string]any{"auth": map[string]any{"scheme": "bearer"}, "hosts": []any{"a", map[string]any{"port": 1}}}}, Status: 201},
@@ -197,6 +197,6 @@ func TestConnectionListDeleteAndAccess(t *testing.T) {
 func TestConnectionsListRejectsUnknownType(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
-	e.Do("GET", "/orgs/c/connections?type=NOPE", e.AdminKey, nil).ExpectError(400, "invalid_argument", "type")
+	e.DoInvalid("GET", "/orgs/c/connections?type=NOPE", e.AdminKey, nil).ExpectError(400, "invalid_argument", "type")
 	e.Do("GET", "/orgs/c/connections?type=OAUTH", e.AdminKey, nil).Expect(200)
 }

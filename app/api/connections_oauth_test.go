@@ -223,7 +223,7 @@ func TestOAuthValidateBounds(t *testing.T) {
 	base := cnRedirect + "?" + url.Values{"code": {"good-code"}, "state": {state}}.Encode() + "&pad="
 	at := base + strings.Repeat("p", 10000-len(base))
 	validate := func(body map[string]any) *apitest.Response {
-		return e.Do("POST", "/orgs/c/connections/oauth/validate", e.AdminKey, body)
+		return e.DoInvalid("POST", "/orgs/c/connections/oauth/validate", e.AdminKey, body)
 	}
 	// 10000 characters: accepted, and the extra parameter does not disturb the exchange.
 	validate(map[string]any{"type": "HUBSPOT", "validation_url": at, "subdomain": "acme"}).Expect(200)
@@ -233,28 +233,28 @@ func TestOAuthValidateBounds(t *testing.T) {
 		t.Fatalf("length error %s", res.Body)
 	}
 	calls := []apitest.Scenario{
-		{Name: "bad subdomain", Method: "POST", URL: "/orgs/c/connections/oauth/validate", Key: e.AdminKey, Body: map[string]any{"type": "HUBSPOT",
+		{Name: "bad subdomain", Invalid: true, Method: "POST", URL: "/orgs/c/connections/oauth/validate", Key: e.AdminKey, Body: map[string]any{"type": "HUBSPOT",
 			"validation_url": at, "subdomain": "Acme_1"}, Status: 400, Code: "invalid_argument", Fields: []string{"subdomain"}},
-		{Name: "subdomain with a dot", Method: "POST", URL: "/orgs/c/connections/oauth/validate", Key: e.AdminKey, Body: map[string]any{"type": "HUBSPOT",
+		{Name: "subdomain with a dot", Invalid: true, Method: "POST", URL: "/orgs/c/connections/oauth/validate", Key: e.AdminKey, Body: map[string]any{"type": "HUBSPOT",
 			"validation_url": at, "subdomain": "acme.evil"}, Status: 400, Code: "invalid_argument", Fields: []string{"subdomain"}},
 		{Name: "type without provider", Method: "POST", URL: "/orgs/c/connections/oauth/validate", Key: e.AdminKey, Body: map[string]any{"type": "ZENDESK",
 			"validation_url": at}, Status: 400, Code: "invalid_argument", Fields: []string{"type"}},
-		{Name: "unknown type", Method: "POST", URL: "/orgs/c/connections/oauth/validate", Key: e.AdminKey, Body: map[string]any{"type": "NOPE",
+		{Name: "unknown type", Invalid: true, Method: "POST", URL: "/orgs/c/connections/oauth/validate", Key: e.AdminKey, Body: map[string]any{"type": "NOPE",
 			"validation_url": at}, Status: 400, Code: "invalid_argument", Fields: []string{"type"}},
-		{Name: "lower-case type", Method: "POST", URL: "/orgs/c/connections/oauth/validate", Key: e.AdminKey, Body: map[string]any{"type": "hubspot",
+		{Name: "lower-case type", Invalid: true, Method: "POST", URL: "/orgs/c/connections/oauth/validate", Key: e.AdminKey, Body: map[string]any{"type": "hubspot",
 			"validation_url": at}, Status: 400, Code: "invalid_argument", Fields: []string{"type"}},
-		{Name: "no validation_url", Method: "POST", URL: "/orgs/c/connections/oauth/validate", Key: e.AdminKey, Body: map[string]any{"type": "HUBSPOT"}, Status: 400, Code: "invalid_argument", Fields: []string{"validation_url"}},
+		{Name: "no validation_url", Invalid: true, Method: "POST", URL: "/orgs/c/connections/oauth/validate", Key: e.AdminKey, Body: map[string]any{"type": "HUBSPOT"}, Status: 400, Code: "invalid_argument", Fields: []string{"validation_url"}},
 		{Name: "relative validation_url", Method: "POST", URL: "/orgs/c/connections/oauth/validate", Key: e.AdminKey, Body: map[string]any{"type": "HUBSPOT",
 			"validation_url": "/cb?code=x"}, Status: 400, Code: "invalid_argument", Fields: []string{"validation_url"}},
-		{Name: "all at once", Method: "POST", URL: "/orgs/c/connections/oauth/validate", Key: e.AdminKey, Body: map[string]any{"type": "HUBSPOT",
+		{Name: "all at once", Invalid: true, Method: "POST", URL: "/orgs/c/connections/oauth/validate", Key: e.AdminKey, Body: map[string]any{"type": "HUBSPOT",
 			"validation_url": at + "p", "subdomain": "A"}, Status: 400, Code: "invalid_argument", Fields: []string{"validation_url", "subdomain"}},
-		{Name: "unknown field", Method: "POST", URL: "/orgs/c/connections/oauth/validate", Key: e.AdminKey, Body: map[string]any{"type": "HUBSPOT",
+		{Name: "unknown field", Invalid: true, Method: "POST", URL: "/orgs/c/connections/oauth/validate", Key: e.AdminKey, Body: map[string]any{"type": "HUBSPOT",
 			"validation_url": at, "code": "x"}, Status: 400, Code: "invalid_argument", Fields: []string{"code"}},
 		{Name: "authorize without provider", Method: "POST", URL: "/orgs/c/connections/oauth/authorize", Key: e.AdminKey, Body: map[string]any{"type": "SLACK",
 			"redirect_url": cnRedirect}, Status: 400, Code: "invalid_argument", Fields: []string{"type"}},
 		{Name: "authorize relative redirect", Method: "POST", URL: "/orgs/c/connections/oauth/authorize", Key: e.AdminKey, Body: map[string]any{"type": "HUBSPOT",
 			"redirect_url": "/cb"}, Status: 400, Code: "invalid_argument", Fields: []string{"redirect_url"}},
-		{Name: "authorize bad subdomain", Method: "POST", URL: "/orgs/c/connections/oauth/authorize", Key: e.AdminKey, Body: map[string]any{"type": "HUBSPOT",
+		{Name: "authorize bad subdomain", Invalid: true, Method: "POST", URL: "/orgs/c/connections/oauth/authorize", Key: e.AdminKey, Body: map[string]any{"type": "HUBSPOT",
 			"redirect_url": cnRedirect, "subdomain": "Acme_1"}, Status: 400, Code: "invalid_argument", Fields: []string{"subdomain"}},
 		{Name: "read-only role", Method: "POST", URL: "/orgs/c/connections/oauth/validate", Key: e.RoleKey(e.Org.ID, "connections:read"), Body: map[string]any{"type": "HUBSPOT", "validation_url": at}, Status: 403, Code: "permission_denied"},
 	}

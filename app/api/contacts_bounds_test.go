@@ -31,12 +31,12 @@ func TestNoteContentBounds(t *testing.T) {
 		"only spaces":     "   ",
 	} {
 		t.Run(name, func(t *testing.T) {
-			e.For(t).Do("POST", path, e.AdminKey, map[string]any{"content": content}).ExpectError(400, "invalid_argument", "content")
+			e.For(t).DoInvalid("POST", path, e.AdminKey, map[string]any{"content": content}).ExpectError(400, "invalid_argument", "content")
 		})
 	}
-	e.Do("POST", path, e.AdminKey, nil).ExpectError(400, "invalid_argument", "content")
-	e.Do("POST", path, e.AdminKey, map[string]any{"content": 5}).ExpectError(400, "invalid_argument", "content")
-	e.Do("POST", path, e.AdminKey, map[string]any{"content": "x", "pinned": true}).ExpectError(400, "invalid_argument", "pinned")
+	e.DoInvalid("POST", path, e.AdminKey, nil).ExpectError(400, "invalid_argument", "content")
+	e.DoInvalid("POST", path, e.AdminKey, map[string]any{"content": 5}).ExpectError(400, "invalid_argument", "content")
+	e.DoInvalid("POST", path, e.AdminKey, map[string]any{"content": "x", "pinned": true}).ExpectError(400, "invalid_argument", "pinned")
 	if after := e.Count(e.AdminKey, path); after != before || before != 3 {
 		t.Errorf("notes %d before the rejected requests, %d after; want 3 and 3", before, after)
 	}
@@ -78,11 +78,11 @@ func TestMemoryBounds(t *testing.T) {
 		{"empty content", map[string]any{"type": "FACT", "importance": 0.5, "content": ""}, "content"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e.For(t).Do("POST", path, e.AdminKey, c.body).ExpectError(400, "invalid_argument", c.field)
+			e.For(t).DoInvalid("POST", path, e.AdminKey, c.body).ExpectError(400, "invalid_argument", c.field)
 		})
 	}
 	// Every bad field at once.
-	e.Do("POST", path, e.AdminKey, map[string]any{"type": "X", "importance": 2}).ExpectError(400, "invalid_argument", "type", "importance", "content")
+	e.DoInvalid("POST", path, e.AdminKey, map[string]any{"type": "X", "importance": 2}).ExpectError(400, "invalid_argument", "type", "importance", "content")
 	if after := e.Count(e.AdminKey, path); after != before || before != 7 {
 		t.Errorf("memories %d before the rejected requests, %d after; want 7 and 7", before, after)
 	}
@@ -114,22 +114,22 @@ func TestBulkBounds(t *testing.T) {
 		t.Errorf("50,000 channels: %d created, %d updated, %d invalid", len(res.Created), len(res.Updated), len(res.Invalid))
 	}
 	over := map[string]any{"channels": ctBulkItems(app.MaxBulkChannels + 1)}
-	e.Do("POST", contacts+"/bulk/dry", e.AdminKey, over).ExpectError(400, "invalid_argument", "channels")
-	e.Do("POST", contacts+"/bulk", e.AdminKey, over).ExpectError(400, "invalid_argument", "channels")
+	e.DoInvalid("POST", contacts+"/bulk/dry", e.AdminKey, over).ExpectError(400, "invalid_argument", "channels")
+	e.DoInvalid("POST", contacts+"/bulk", e.AdminKey, over).ExpectError(400, "invalid_argument", "channels")
 
 	one := ctBulkItems(1)
 	e.Do("POST", contacts+"/bulk/dry", e.AdminKey, map[string]any{"channels": one, "segment_ids": segs[:10]}).Expect(200)
-	e.Do("POST", contacts+"/bulk/dry", e.AdminKey, map[string]any{"channels": one, "segment_ids": segs}).
+	e.DoInvalid("POST", contacts+"/bulk/dry", e.AdminKey, map[string]any{"channels": one, "segment_ids": segs}).
 		ExpectError(400, "invalid_argument", "segment_ids")
-	e.Do("POST", contacts+"/bulk", e.AdminKey, map[string]any{"channels": one, "segment_ids": segs}).
+	e.DoInvalid("POST", contacts+"/bulk", e.AdminKey, map[string]any{"channels": one, "segment_ids": segs}).
 		ExpectError(400, "invalid_argument", "segment_ids")
 	unknown := []string{segs[0], "seg_doesNotExist0000000000"}
 	e.Do("POST", contacts+"/bulk/dry", e.AdminKey, map[string]any{"channels": one, "segment_ids": unknown}).
 		ExpectError(400, "invalid_argument", "segment_ids")
 	e.Do("POST", contacts+"/bulk", e.AdminKey, map[string]any{"channels": one, "segment_ids": unknown}).
 		ExpectError(400, "invalid_argument", "segment_ids")
-	e.Do("POST", contacts+"/bulk/dry", e.AdminKey, map[string]any{}).ExpectError(400, "invalid_argument", "channels")
-	e.Do("POST", contacts+"/bulk", e.AdminKey, map[string]any{"channels": []map[string]any{{"email": "a@example.com", "avatar": "x"}}}).
+	e.DoInvalid("POST", contacts+"/bulk/dry", e.AdminKey, map[string]any{}).ExpectError(400, "invalid_argument", "channels")
+	e.DoInvalid("POST", contacts+"/bulk", e.AdminKey, map[string]any{"channels": []map[string]any{{"email": "a@example.com", "avatar": "x"}}}).
 		ExpectError(400, "invalid_argument", "channels.avatar")
 
 	if after := e.Count(e.AdminKey, contacts); after != before {
@@ -158,11 +158,11 @@ func TestContactSearchBound(t *testing.T) {
 	if ids := ctIDs(e, "/orgs/c/contacts?search="+strings.Repeat("%C3%A9", 256)); len(ids) != 1 {
 		t.Errorf("search of 256 characters found %d contacts, want 1", len(ids))
 	}
-	e.Do("GET", "/orgs/c/contacts?search="+strings.Repeat("%C3%A9", 257), e.AdminKey, nil).ExpectError(400, "invalid_argument", "search")
-	e.Do("GET", "/orgs/c/contacts?search="+strings.Repeat("a", 257), e.AdminKey, nil).ExpectError(400, "invalid_argument", "search")
-	e.Do("GET", "/orgs/c/contacts?blocked=maybe", e.AdminKey, nil).ExpectError(400, "invalid_argument", "blocked")
-	e.Do("GET", "/orgs/c/contacts?unsubscribed=2", e.AdminKey, nil).ExpectError(400, "invalid_argument", "unsubscribed")
-	e.Do("GET", "/orgs/c/contacts?take=101", e.AdminKey, nil).ExpectError(400, "invalid_argument", "take")
+	e.DoInvalid("GET", "/orgs/c/contacts?search="+strings.Repeat("%C3%A9", 257), e.AdminKey, nil).ExpectError(400, "invalid_argument", "search")
+	e.DoInvalid("GET", "/orgs/c/contacts?search="+strings.Repeat("a", 257), e.AdminKey, nil).ExpectError(400, "invalid_argument", "search")
+	e.DoInvalid("GET", "/orgs/c/contacts?blocked=maybe", e.AdminKey, nil).ExpectError(400, "invalid_argument", "blocked")
+	e.DoInvalid("GET", "/orgs/c/contacts?unsubscribed=2", e.AdminKey, nil).ExpectError(400, "invalid_argument", "unsubscribed")
+	e.DoInvalid("GET", "/orgs/c/contacts?take=101", e.AdminKey, nil).ExpectError(400, "invalid_argument", "take")
 }
 
 func TestContactInputBounds(t *testing.T) {
@@ -187,7 +187,7 @@ func TestContactInputBounds(t *testing.T) {
 		{"unknown segment", map[string]any{"name": "x", "segment_ids": []string{"seg_nope"}}, "segment_ids"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e.For(t).Do("POST", path, e.AdminKey, c.body).ExpectError(400, "invalid_argument", c.field)
+			e.For(t).DoInvalid("POST", path, e.AdminKey, c.body).ExpectError(400, "invalid_argument", c.field)
 		})
 	}
 	if after := e.Count(e.AdminKey, path); after != before {

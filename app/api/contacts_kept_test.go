@@ -123,8 +123,8 @@ func TestListContactsKeptOnlyWhileUnchanged(t *testing.T) {
 	expect("search=ann", []string{"Ann"}, "1/1")
 	expect("blocked=true", nil, "0/1")
 
-	e.Do("GET", "/orgs/c/contacts?take=1&page=0", e.AdminKey, nil).ExpectError(400, "invalid_argument", "page")
-	e.Do("GET", "/orgs/c/contacts?take=1&blocked=maybe", e.AdminKey, nil).ExpectError(400, "invalid_argument", "blocked")
+	e.DoInvalid("GET", "/orgs/c/contacts?take=1&page=0", e.AdminKey, nil).ExpectError(400, "invalid_argument", "page")
+	e.DoInvalid("GET", "/orgs/c/contacts?take=1&blocked=maybe", e.AdminKey, nil).ExpectError(400, "invalid_argument", "blocked")
 
 	e.Do("PATCH", "/orgs/c/contacts/"+ann, e.AdminKey, map[string]any{"blocked": true}).Expect(200)
 	expect("blocked=true", []string{"Ann"}, "1/1")

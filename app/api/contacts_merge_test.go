@@ -221,11 +221,11 @@ func TestMergeErrors(t *testing.T) {
 			e := e.For(t)
 			e.Do("POST", path, e.AdminKey, map[string]any{"source_contact_id": a, "target_contact_id": a}).
 				ExpectError(400, "invalid_argument", "target_contact_id")
-			e.Do("POST", path, e.AdminKey, map[string]any{}).ExpectError(400, "invalid_argument", "source_contact_id", "target_contact_id")
+			e.DoInvalid("POST", path, e.AdminKey, map[string]any{}).ExpectError(400, "invalid_argument", "source_contact_id", "target_contact_id")
 			e.Do("POST", path, e.AdminKey, map[string]any{"source_contact_id": foreign, "target_contact_id": b}).ExpectError(404, "not_found")
 			e.Do("POST", path, e.AdminKey, map[string]any{"source_contact_id": a, "target_contact_id": foreign}).ExpectError(404, "not_found")
 			e.Do("POST", path, e.AdminKey, map[string]any{"source_contact_id": a, "target_contact_id": "ct_nope"}).ExpectError(404, "not_found")
-			e.Do("POST", path, e.AdminKey, map[string]any{"source_contact_id": a, "target_contact_id": b, "x": 1}).ExpectError(400, "invalid_argument", "x")
+			e.DoInvalid("POST", path, e.AdminKey, map[string]any{"source_contact_id": a, "target_contact_id": b, "x": 1}).ExpectError(400, "invalid_argument", "x")
 		})
 	}
 	for _, id := range []string{a, b} {

@@ -136,14 +136,14 @@ func TestPatchContactValidation(t *testing.T) {
 	id := ctNamed(e, "Valid")
 	path := "/orgs/c/contacts/" + id
 	before := e.Do("GET", path, e.AdminKey, nil).Expect(200).Map()
-	e.Do("PATCH", path, e.AdminKey, map[string]any{"blocked": "yes"}).ExpectError(400, "invalid_argument", "blocked")
-	e.Do("PATCH", path, e.AdminKey, map[string]any{"name": ""}).ExpectError(400, "invalid_argument", "name")
-	e.Do("PATCH", path, e.AdminKey, map[string]any{"is_admin": true}).ExpectError(400, "invalid_argument", "is_admin")
+	e.DoInvalid("PATCH", path, e.AdminKey, map[string]any{"blocked": "yes"}).ExpectError(400, "invalid_argument", "blocked")
+	e.DoInvalid("PATCH", path, e.AdminKey, map[string]any{"name": ""}).ExpectError(400, "invalid_argument", "name")
+	e.DoInvalid("PATCH", path, e.AdminKey, map[string]any{"is_admin": true}).ExpectError(400, "invalid_argument", "is_admin")
 	long := make([]rune, 256)
 	for i := range long {
 		long[i] = 'é'
 	}
-	e.Do("PATCH", path, e.AdminKey, map[string]any{"unsubscribed": true, "unsubscribe_reason": string(long)}).
+	e.DoInvalid("PATCH", path, e.AdminKey, map[string]any{"unsubscribed": true, "unsubscribe_reason": string(long)}).
 		ExpectError(400, "invalid_argument", "unsubscribe_reason")
 	after := e.Do("GET", path, e.AdminKey, nil).Expect(200).Map()
 	if after["unsubscribed"] != false || after["name"] != before["name"] || after["updated_at"] != before["updated_at"] {

@@ -45,12 +45,12 @@ func TestSegmentCRUD(t *testing.T) {
 	}
 
 	// Color outside the palette, blank name, unknown field: 400 naming it, nothing changes.
-	e.Do("POST", "/orgs/c/segments", e.AdminKey, map[string]any{"name": "Green-ish", "color": "chartreuse"}).ExpectError(400, "invalid_argument", "color")
-	e.Do("PATCH", "/orgs/c/segments/"+id, e.AdminKey, map[string]any{"color": "chartreuse"}).ExpectError(400, "invalid_argument", "color")
-	e.Do("PATCH", "/orgs/c/segments/"+id, e.AdminKey, map[string]any{"color": "RED"}).ExpectError(400, "invalid_argument", "color")
+	e.DoInvalid("POST", "/orgs/c/segments", e.AdminKey, map[string]any{"name": "Green-ish", "color": "chartreuse"}).ExpectError(400, "invalid_argument", "color")
+	e.DoInvalid("PATCH", "/orgs/c/segments/"+id, e.AdminKey, map[string]any{"color": "chartreuse"}).ExpectError(400, "invalid_argument", "color")
+	e.DoInvalid("PATCH", "/orgs/c/segments/"+id, e.AdminKey, map[string]any{"color": "RED"}).ExpectError(400, "invalid_argument", "color")
 	e.Do("POST", "/orgs/c/segments", e.AdminKey, map[string]any{"name": " "}).ExpectError(400, "invalid_argument", "name")
-	e.Do("POST", "/orgs/c/segments", e.AdminKey, map[string]any{"color": "red"}).ExpectError(400, "invalid_argument", "name")
-	e.Do("POST", "/orgs/c/segments", e.AdminKey, map[string]any{"name": "x", "icon": "star"}).ExpectError(400, "invalid_argument", "icon")
+	e.DoInvalid("POST", "/orgs/c/segments", e.AdminKey, map[string]any{"color": "red"}).ExpectError(400, "invalid_argument", "name")
+	e.DoInvalid("POST", "/orgs/c/segments", e.AdminKey, map[string]any{"name": "x", "icon": "star"}).ExpectError(400, "invalid_argument", "icon")
 	if n := e.Count(e.AdminKey, "/orgs/c/segments"); n != 2 {
 		t.Errorf("%d segments after rejected creates, want 2", n)
 	}
@@ -90,8 +90,8 @@ func TestSegmentMembership(t *testing.T) {
 	}
 	// An unknown contact id is 404 and adds nothing, not even the known ones.
 	e.Do("POST", path, e.AdminKey, map[string]any{"contact_ids": []string{c, "ct_unknown00000000000000"}}).ExpectError(404, "not_found")
-	e.Do("POST", path, e.AdminKey, map[string]any{"contact_ids": []string{}}).ExpectError(400, "invalid_argument", "contact_ids")
-	e.Do("POST", path, e.AdminKey, map[string]any{}).ExpectError(400, "invalid_argument", "contact_ids")
+	e.DoInvalid("POST", path, e.AdminKey, map[string]any{"contact_ids": []string{}}).ExpectError(400, "invalid_argument", "contact_ids")
+	e.DoInvalid("POST", path, e.AdminKey, map[string]any{}).ExpectError(400, "invalid_argument", "contact_ids")
 	e.Do("POST", "/orgs/c/segments/seg_unknown/contacts", e.AdminKey, map[string]any{"contact_ids": []string{c}}).ExpectError(404, "not_found")
 	if n := count(); n != 2.0 {
 		t.Errorf("contacts_count %v after rejected adds, want 2", n)

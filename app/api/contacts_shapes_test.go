@@ -97,8 +97,8 @@ func TestContactJSONShape(t *testing.T) {
 	if n := len(got["channels"].([]any)); n != 3 || got["updated_at"] == got["created_at"] {
 		t.Errorf("after adding a channel: %d channels, updated_at %v", n, got["updated_at"])
 	}
-	e.Do("POST", "/orgs/c/contacts/"+id+"/channels", e.AdminKey, map[string]any{"type": "fax"}).ExpectError(400, "invalid_argument", "type")
-	e.Do("POST", "/orgs/c/contacts/"+id+"/channels", e.AdminKey, map[string]any{"type": "email", "email": "nope"}).
+	e.DoInvalid("POST", "/orgs/c/contacts/"+id+"/channels", e.AdminKey, map[string]any{"type": "fax"}).ExpectError(400, "invalid_argument", "type")
+	e.DoInvalid("POST", "/orgs/c/contacts/"+id+"/channels", e.AdminKey, map[string]any{"type": "email", "email": "nope"}).
 		ExpectError(400, "invalid_argument", "email")
 }
 

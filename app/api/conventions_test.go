@@ -38,7 +38,7 @@ func TestErrorBodyShape(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res := e.For(t).Do(tc.method, tc.path, tc.key, tc.body).ExpectError(tc.status, tc.code, tc.fields...)
+			res := e.For(t).DoInvalid(tc.method, tc.path, tc.key, tc.body).ExpectError(tc.status, tc.code, tc.fields...)
 			if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 				t.Errorf("Content-Type %q", ct)
 			}
@@ -61,7 +61,7 @@ func TestErrorBodyShape(t *testing.T) {
 			}
 		})
 	}
-	if allow := e.Do("PUT", "/orgs/c", e.AdminKey, nil).Header.Get("Allow"); !strings.Contains(allow, "GET") || !strings.Contains(allow, "PATCH") {
+	if allow := e.DoInvalid("PUT", "/orgs/c", e.AdminKey, nil).Header.Get("Allow"); !strings.Contains(allow, "GET") || !strings.Contains(allow, "PATCH") {
 		t.Errorf("405 Allow header %q", allow)
 	}
 }
@@ -71,7 +71,7 @@ func TestJSONDecoding(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	post := func(name string, body any, code string, fields ...string) apitest.Scenario {
-		return apitest.Scenario{Name: name, Method: "POST", URL: "/orgs/c/members", Key: e.AdminKey, Body: body, Status: 400, Code: code, Fields: fields}
+		return apitest.Scenario{Name: name, Method: "POST", URL: "/orgs/c/members", Key: e.AdminKey, Body: body, Status: 400, Invalid: true, Code: code, Fields: fields}
 	}
 	e.Run(t, []apitest.Scenario{
 		post("unknown field", `{"name":"a","email":"a@example.com","nickname":"x"}`, "invalid_argument", "nickname"),
@@ -88,11 +88,11 @@ func TestJSONDecoding(t *testing.T) {
 		post("trailing garbage", `{"name":"a","email":"a@example.com"}x`, "invalid_json"),
 		post("empty body validates", "", "invalid_argument", "name", "email"),
 		post("null body validates", "null", "invalid_argument", "name", "email"),
-		{Name: "wrong nested type", Method: "PATCH", URL: "/orgs/c", Key: e.AdminKey,
+		{Name: "wrong nested type", Invalid: true, Method: "PATCH", URL: "/orgs/c", Key: e.AdminKey,
 			Body: `{"config": {"email": 5}}`, Status: 400, Code: "invalid_argument", Fields: []string{"config.email"}},
 		{Name: "trailing whitespace is fine", Method: "POST", URL: "/orgs/c/members", Key: e.AdminKey,
 			Body: "{\"name\":\"a\",\"email\":\"a@example.com\"}\n\n  ", Status: 201},
-		{Name: "nested and top-level problems together", Method: "PATCH", URL: "/orgs/c", Key: e.AdminKey,
+		{Name: "nested and top-level problems together", Invalid: true, Method: "PATCH", URL: "/orgs/c", Key: e.AdminKey,
 			Body: `{"config": {"email": 5}, "name": false, "shoe_size": 9}`, Status: 400, Code: "invalid_argument",
 			Fields: []string{"config.email", "name", "shoe_size"}},
 	})
@@ -131,6 +131,7 @@ func TestBodyLimit(t *testing.T) {
 				t.Fatal(err)
 			}
 			req.Header.Set("Authorization", "Bearer "+e.AdminKey)
+			req.Header.Set("Content-Type", "application/json")
 			res := e.Send(req)
 			if tc.status == 413 {
 				res.ExpectError(413, "payload_too_large")
@@ -209,7 +210,7 @@ func TestRateLimitHeadersEverywhere(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res := e.For(t).Do(tc.method, tc.path, tc.key, nil).Expect(tc.status)
+			res := e.For(t).DoInvalid(tc.method, tc.path, tc.key, nil).Expect(tc.status)
 			if res.Header.Get("RateLimit-Limit") != "500" {
 				t.Errorf("RateLimit-Limit %q", res.Header.Get("RateLimit-Limit"))
 			}
@@ -312,7 +313,11 @@ func TestPagination(t *testing.T) {
 	for _, path := range []string{"/orgs/c/members", "/orgs/c/sub-orgs", "/orgs/c/keys"} {
 		for _, tc := range cases {
 			t.Run(path+tc.query, func(t *testing.T) {
-				res := e.For(t).Do("GET", path+tc.query, e.AdminKey, nil)
+				do := e.For(t).Do
+				if tc.status == 400 {
+					do = e.For(t).DoInvalid
+				}
+				res := do("GET", path+tc.query, e.AdminKey, nil)
 				if tc.status == 400 {
 					res.ExpectError(400, "invalid_argument", tc.fields...)
 					return

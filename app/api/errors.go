@@ -14,6 +14,8 @@ var (
 	errUnauthorized  = &app.Error{Code: app.CodeUnauthenticated, Message: "missing or invalid API key"}
 	errInternalReply = &app.Error{Code: codeInternal, Message: "internal error"}
 	errBodyTimeout   = &app.Error{Code: codeRequestTimeout, Message: "request body did not arrive in time (http.read_timeout, http.min_body_rate)"}
+	errMediaType     = &app.Error{Code: codeMediaType, Message: "the request body must be JSON: send it with Content-Type: application/json",
+		Fields: map[string]string{"Content-Type": "must be application/json"}}
 )
 
 // The codes only the transport produces; the domain's own are in app/errors.go.
@@ -25,6 +27,8 @@ const (
 	codeInternal         app.Code = "internal"
 	// codeRequestTimeout: the body's read deadline passed (guardBodies).
 	codeRequestTimeout app.Code = "request_timeout"
+	// codeMediaType: a JSON route's body came with another Content-Type (decodeJSON).
+	codeMediaType app.Code = "unsupported_media_type"
 )
 
 // statusOf is the one mapping from error codes to HTTP statuses.
@@ -50,6 +54,8 @@ func statusOf(code app.Code) int {
 		return http.StatusServiceUnavailable
 	case codeRequestTimeout:
 		return http.StatusRequestTimeout
+	case codeMediaType:
+		return http.StatusUnsupportedMediaType
 	}
 	return http.StatusInternalServerError
 }

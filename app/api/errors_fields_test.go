@@ -48,9 +48,9 @@ func TestEveryErrorBodyCarriesFields(t *testing.T) {
 		{"401", e.Do("GET", "/orgs/c/contacts", "", nil), 401},
 		{"403", e.Do("POST", "/orgs/c/contacts", readOnly, map[string]any{"name": "x"}), 403},
 		{"404", e.Do("GET", "/orgs/c/contacts/ct_nope", e.AdminKey, nil), 404},
-		{"404 route", e.Do("GET", "/no/such/route", e.AdminKey, nil), 404},
-		{"405", e.Do("PUT", "/orgs/c/contacts", e.AdminKey, nil), 405},
-		{"invalid_json", e.Do("POST", "/orgs/c/contacts", e.AdminKey, "{"), 400},
+		{"404 route", e.DoInvalid("GET", "/no/such/route", e.AdminKey, nil), 404},
+		{"405", e.DoInvalid("PUT", "/orgs/c/contacts", e.AdminKey, nil), 405},
+		{"invalid_json", e.DoInvalid("POST", "/orgs/c/contacts", e.AdminKey, "{"), 400},
 	}
 	for _, c := range cases {
 		c.res.Expect(c.status)
@@ -58,7 +58,7 @@ func TestEveryErrorBodyCarriesFields(t *testing.T) {
 			t.Fatalf("%s: fields %v, want {}", c.what, f)
 		}
 	}
-	if f := errorFields(t, "400", e.Do("POST", "/orgs/c/contacts", e.AdminKey, map[string]any{"name": ""}).Expect(400)); f["name"] == "" {
+	if f := errorFields(t, "400", e.DoInvalid("POST", "/orgs/c/contacts", e.AdminKey, map[string]any{"name": ""}).Expect(400)); f["name"] == "" {
 		t.Fatalf("400 fields %v do not name name", f)
 	}
 	var limited *apitest.Response

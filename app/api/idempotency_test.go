@@ -16,6 +16,12 @@ import (
 // postWithKey sends an authenticated POST with an Idempotency-Key (none when idem is "-").
 func postWithKey(t *testing.T, e *apitest.Env, path, key, idem string, body any) *apitest.Response {
 	t.Helper()
+	return e.Send(keyedPost(t, e, path, key, idem, body))
+}
+
+// keyedPost is the request postWithKey sends.
+func keyedPost(t *testing.T, e *apitest.Env, path, key, idem string, body any) *http.Request {
+	t.Helper()
 	data, err := json.Marshal(body)
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +35,7 @@ func postWithKey(t *testing.T, e *apitest.Env, path, key, idem string, body any)
 	if idem != "-" {
 		req.Header.Set("Idempotency-Key", idem)
 	}
-	return e.Send(req)
+	return req
 }
 
 func idemEnv(t *testing.T) *apitest.Env {
@@ -76,15 +82,15 @@ func TestIdempotentReplay(t *testing.T) {
 func TestIdempotencyKeyBounds(t *testing.T) {
 	t.Parallel()
 	e := idemEnv(t)
-	postWithKey(t, e, "/orgs/c/contacts", e.AdminKey, strings.Repeat("k", 256), map[string]any{"name": "A"}).
+	e.Send(apitest.Invalid(keyedPost(t, e, "/orgs/c/contacts", e.AdminKey, strings.Repeat("k", 256), map[string]any{"name": "A"}))).
 		ExpectError(400, "invalid_argument", "Idempotency-Key")
-	postWithKey(t, e, "/orgs/c/contacts", e.AdminKey, "", map[string]any{"name": "A"}).
+	e.Send(apitest.Invalid(keyedPost(t, e, "/orgs/c/contacts", e.AdminKey, "", map[string]any{"name": "A"}))).
 		ExpectError(400, "invalid_argument", "Idempotency-Key")
 	postWithKey(t, e, "/orgs/c/contacts", e.AdminKey, strings.Repeat("k", 255), map[string]any{"name": "A"}).Expect(201)
 
 	bad := map[string]any{"name": "A", "bogus": 1}
-	postWithKey(t, e, "/orgs/c/contacts", e.AdminKey, "bad-1", bad).ExpectError(400, "invalid_argument", "bogus")
-	r := postWithKey(t, e, "/orgs/c/contacts", e.AdminKey, "bad-1", bad).ExpectError(400, "invalid_argument", "bogus")
+	e.Send(apitest.Invalid(keyedPost(t, e, "/orgs/c/contacts", e.AdminKey, "bad-1", bad))).ExpectError(400, "invalid_argument", "bogus")
+	r := e.Send(apitest.Invalid(keyedPost(t, e, "/orgs/c/contacts", e.AdminKey, "bad-1", bad))).ExpectError(400, "invalid_argument", "bogus")
 	if r.Header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("a stored 400 is replayed")
 	}

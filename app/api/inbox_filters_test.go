@@ -274,9 +274,9 @@ func TestInboxFilterValidation(t *testing.T) {
 		{"csat_max=2.5", "csat_max"}, {"take=0", "take"}, {"take=101", "take"}, {"page=0", "page"}, {"next=%25%25", "next"},
 		{"search=" + strings.Repeat("a", 257), "search"}, {"search=" + strings.Repeat("é", 257), "search"},
 	} {
-		e.Do("GET", "/orgs/c/inbox?"+c.query, e.AdminKey, nil).ExpectError(400, "invalid_argument", c.field)
+		e.DoInvalid("GET", "/orgs/c/inbox?"+c.query, e.AdminKey, nil).ExpectError(400, "invalid_argument", c.field)
 	}
 	// Every bad parameter at once.
-	e.Do("GET", "/orgs/c/inbox?status=x&state=y&filter=z", e.AdminKey, nil).ExpectError(400, "invalid_argument", "status", "state", "filter")
+	e.DoInvalid("GET", "/orgs/c/inbox?status=x&state=y&filter=z", e.AdminKey, nil).ExpectError(400, "invalid_argument", "status", "state", "filter")
 	e.Do("GET", "/orgs/c/inbox?search="+strings.Repeat("é", 256), e.AdminKey, nil).Expect(200)
 }

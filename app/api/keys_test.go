@@ -66,7 +66,7 @@ func TestKeyForAnotherMember(t *testing.T) {
 	subMember := e.Member(e.AdminKey, sub.ID, "Sub person", app.RoleMember)
 
 	key := func(name, by, org string, b map[string]any, status int, code string, fields ...string) apitest.Scenario {
-		return apitest.Scenario{Name: name, Method: "POST", URL: "/orgs/" + org + "/keys", Key: by, Body: b, Status: status, Code: code, Fields: fields}
+		return apitest.Scenario{Name: name, Method: "POST", URL: "/orgs/" + org + "/keys", Key: by, Body: b, Status: status, Invalid: status == 400, Code: code, Fields: fields}
 	}
 	e.Run(t, []apitest.Scenario{
 		key("member for the owner", mKey, "c", map[string]any{"name": "x", "member_id": e.Owner.ID}, 403, "permission_denied"),

@@ -57,7 +57,7 @@ func TestRequestLog(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(buf.String())
-			e.For(t).Do(tc.method, tc.path, tc.key, tc.body).Expect(tc.status)
+			e.For(t).DoInvalid(tc.method, tc.path, tc.key, tc.body).Expect(tc.status)
 			lines := strings.Split(strings.TrimSpace(buf.String()[before:]), "\n")
 			if len(lines) != 1 || !strings.Contains(lines[0], "msg=request") {
 				t.Fatalf("want one request line, got %q", lines)

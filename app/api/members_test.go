@@ -63,7 +63,7 @@ func TestMemberValidation(t *testing.T) {
 		return m
 	}
 	post := func(name string, b any, status int, code string, fields ...string) apitest.Scenario {
-		return apitest.Scenario{Name: name, Method: "POST", URL: "/orgs/c/members", Key: e.AdminKey, Body: b, Status: status, Code: code, Fields: fields}
+		return apitest.Scenario{Name: name, Method: "POST", URL: "/orgs/c/members", Key: e.AdminKey, Body: b, Status: status, Invalid: status == 400, Code: code, Fields: fields}
 	}
 	e.Run(t, []apitest.Scenario{
 		post("empty body names name and email", nil, 400, "invalid_argument", "name", "email"),
@@ -80,7 +80,7 @@ func TestMemberValidation(t *testing.T) {
 			Body: body("email", "taken@example.com"), Status: 201},
 		{Name: "patch to a taken email", Method: "PATCH", URL: "/orgs/c/members/" + e.Owner.ID, Key: e.AdminKey,
 			Body: map[string]any{"email": "taken@example.com"}, Status: 409, Code: "conflict", Fields: []string{"email"}},
-		{Name: "patch blank name", Method: "PATCH", URL: "/orgs/c/members/" + e.Owner.ID, Key: e.AdminKey,
+		{Name: "patch blank name", Invalid: true, Method: "PATCH", URL: "/orgs/c/members/" + e.Owner.ID, Key: e.AdminKey,
 			Body: map[string]any{"name": ""}, Status: 400, Code: "invalid_argument", Fields: []string{"name"}},
 		{Name: "patch unknown role", Method: "PATCH", URL: "/orgs/c/members/" + e.Owner.ID, Key: e.AdminKey,
 			Body: map[string]any{"role": "role_nope"}, Status: 400, Code: "invalid_argument", Fields: []string{"role"}},
@@ -163,7 +163,7 @@ func TestRoleValidation(t *testing.T) {
 	sub, subKey := e.OrgWithAdmin("Sub")
 	role := func(name string, perms any) map[string]any { return map[string]any{"name": name, "permissions": perms} }
 	post := func(name string, b any, status int, code string, fields ...string) apitest.Scenario {
-		return apitest.Scenario{Name: name, Method: "POST", URL: "/orgs/c/roles", Key: e.AdminKey, Body: b, Status: status, Code: code, Fields: fields}
+		return apitest.Scenario{Name: name, Method: "POST", URL: "/orgs/c/roles", Key: e.AdminKey, Body: b, Status: status, Invalid: status == 400, Code: code, Fields: fields}
 	}
 	e.Run(t, []apitest.Scenario{
 		post("unknown permission", role("r1", []string{"contacts:read", "teleport:write"}), 400, "invalid_argument", "permissions"),
@@ -177,7 +177,7 @@ func TestRoleValidation(t *testing.T) {
 		post("duplicate name", role(taken.Name, []string{}), 409, "conflict", "name"),
 		{Name: "same name in a sub-org", Method: "POST", URL: "/orgs/" + sub.ID + "/roles", Key: e.AdminKey,
 			Body: role(taken.Name, []string{}), Status: 201},
-		{Name: "patch unknown permission", Method: "PATCH", URL: "/orgs/c/roles/" + taken.ID, Key: e.AdminKey,
+		{Name: "patch unknown permission", Invalid: true, Method: "PATCH", URL: "/orgs/c/roles/" + taken.ID, Key: e.AdminKey,
 			Body: map[string]any{"permissions": []string{"nope"}}, Status: 400, Code: "invalid_argument", Fields: []string{"permissions"}},
 		{Name: "role of the parent from a sub-org key", Method: "GET", URL: "/orgs/c/roles/" + taken.ID, Key: subKey,
 			Status: 404, Code: "not_found"},
@@ -240,7 +240,7 @@ func TestSubOrgs(t *testing.T) {
 	}
 	e.Run(t, []apitest.Scenario{
 		{Name: "blank name", Method: "POST", URL: "/orgs/c/sub-orgs", Key: e.AdminKey, Body: map[string]any{"name": " "}, Status: 400, Code: "invalid_argument", Fields: []string{"name"}},
-		{Name: "parent_org_id is not settable", Method: "POST", URL: "/orgs/c/sub-orgs", Key: e.AdminKey,
+		{Name: "parent_org_id is not settable", Invalid: true, Method: "POST", URL: "/orgs/c/sub-orgs", Key: e.AdminKey,
 			Body: map[string]any{"name": "x", "parent_org_id": ids[1]}, Status: 400, Code: "invalid_argument", Fields: []string{"parent_org_id"}},
 	})
 }
@@ -250,7 +250,7 @@ func TestPatchOrg(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	patch := func(name string, b any, status int, code string, fields ...string) apitest.Scenario {
-		return apitest.Scenario{Name: name, Method: "PATCH", URL: "/orgs/c", Key: e.AdminKey, Body: b, Status: status, Code: code, Fields: fields}
+		return apitest.Scenario{Name: name, Method: "PATCH", URL: "/orgs/c", Key: e.AdminKey, Body: b, Status: status, Invalid: status == 400, Code: code, Fields: fields}
 	}
 	e.Run(t, []apitest.Scenario{
 		patch("empty name", map[string]any{"name": ""}, 400, "invalid_argument", "name"),

@@ -19,17 +19,17 @@ func TestMessageInputIsChecked(t *testing.T) {
 	one := msgs + "/" + m["id"].(string)
 	text := chText("admin", "x")
 
-	e.Do("PATCH", one, e.AdminKey, map[string]any{"messages": []any{nil}}).ExpectError(400, "invalid_argument", "messages[0].role")
-	e.Do("PATCH", one, e.AdminKey, map[string]any{"messages": []any{}}).ExpectError(400, "invalid_argument", "messages")
-	e.Do("PATCH", one, e.AdminKey, map[string]any{"messages": []any{map[string]any{"role": "admin", "parts": []any{nil}}}}).
+	e.DoInvalid("PATCH", one, e.AdminKey, map[string]any{"messages": []any{nil}}).ExpectError(400, "invalid_argument", "messages[0].role")
+	e.DoInvalid("PATCH", one, e.AdminKey, map[string]any{"messages": []any{}}).ExpectError(400, "invalid_argument", "messages")
+	e.DoInvalid("PATCH", one, e.AdminKey, map[string]any{"messages": []any{map[string]any{"role": "admin", "parts": []any{nil}}}}).
 		ExpectError(400, "invalid_argument", "messages[0].parts[0].type")
-	e.Do("POST", msgs, e.AdminKey, map[string]any{"role": "admin", "messages": []any{nil}}).ExpectError(400, "invalid_argument", "messages[0].role")
+	e.DoInvalid("POST", msgs, e.AdminKey, map[string]any{"role": "admin", "messages": []any{nil}}).ExpectError(400, "invalid_argument", "messages[0].role")
 
 	for _, bad := range []float64{-1, 1e308, 1e12 + 1} {
 		usage := map[string]any{"input_tokens": bad, "turns": []any{map[string]any{"output_tokens": bad}}}
-		e.Do("PATCH", one, e.AdminKey, map[string]any{"usage": usage}).
+		e.DoInvalid("PATCH", one, e.AdminKey, map[string]any{"usage": usage}).
 			ExpectError(400, "invalid_argument", "usage.input_tokens", "usage.turns[0].output_tokens")
-		e.Do("POST", msgs, e.AdminKey, map[string]any{"role": "admin", "messages": text, "usage": usage}).
+		e.DoInvalid("POST", msgs, e.AdminKey, map[string]any{"role": "admin", "messages": text, "usage": usage}).
 			ExpectError(400, "invalid_argument", "usage.input_tokens", "usage.turns[0].output_tokens")
 	}
 	e.Do("PATCH", one, e.AdminKey, map[string]any{"usage": map[string]any{"input_tokens": 1e12, "output_tokens": 0}}).Expect(200)
@@ -79,8 +79,8 @@ func TestBroadcastSubjectIsBoundedForEveryIntegration(t *testing.T) {
 			return map[string]any{"name": "B", "integration_id": integ, "text": "x", "subject": strings.Repeat("é", n),
 				"contact_ids": []string{ct["id"].(string)}}
 		}
-		e.Do("POST", "/orgs/c/broadcasts", e.AdminKey, body(5000)).ExpectError(400, "invalid_argument", "subject")
-		e.Do("POST", "/orgs/c/broadcasts", e.AdminKey, body(999)).ExpectError(400, "invalid_argument", "subject")
+		e.DoInvalid("POST", "/orgs/c/broadcasts", e.AdminKey, body(5000)).ExpectError(400, "invalid_argument", "subject")
+		e.DoInvalid("POST", "/orgs/c/broadcasts", e.AdminKey, body(999)).ExpectError(400, "invalid_argument", "subject")
 		e.Do("POST", "/orgs/c/broadcasts", e.AdminKey, body(998)).Expect(201)
 	}
 }

@@ -110,7 +110,7 @@ func TestMetricsHTTPCounters(t *testing.T) {
 		e.Do("GET", "/orgs/c", e.AdminKey, nil).Expect(200)
 	}
 	e.Do("GET", "/orgs/c/contacts/ct_doesnotexist", e.AdminKey, nil).Expect(404)
-	e.Do("GET", "/no/such/path", "", nil).Expect(404)
+	e.DoInvalid("GET", "/no/such/path", "", nil).Expect(404)
 	fams := scrape(t, e)
 	wantMetric(t, fams, 3, "wsapi_http_requests_total", "route", "/orgs/{org}", "method", "get", "code", "200")
 	wantMetric(t, fams, 1, "wsapi_http_requests_total", "route", "/orgs/{org}/contacts/{id}", "method", "get", "code", "404")

@@ -148,6 +148,9 @@ func (rq *Request) Org() string { return rq.Caller.OrgID }
 
 // Decode reads the JSON body into v.
 func (rq *Request) Decode(v any) error {
+	if !jsonMediaType(rq.R.Header.Get("Content-Type"), rq.R.ContentLength != 0) {
+		return errMediaType
+	}
 	if rq.body != nil {
 		return decodeBody(rq.body, v)
 	}

@@ -112,9 +112,9 @@ func TestChatStreamAccessAndBadInput(t *testing.T) {
 
 	req := withAuthorization(t, e, "GET", chatStreamPath("c", chatID), "Bearer "+e.AdminKey)
 	req.Header.Set("Last-Event-ID", "12.x")
-	res := e.Send(req)
+	res := e.Send(apitest.Invalid(req))
 	res.ExpectError(400, "invalid_argument", "Last-Event-ID")
-	e.Do("GET", chatStreamPath("c", chatID)+"?last_event_id=-3", e.AdminKey, nil).ExpectError(400, "invalid_argument", "last_event_id")
+	e.DoInvalid("GET", chatStreamPath("c", chatID)+"?last_event_id=-3", e.AdminKey, nil).ExpectError(400, "invalid_argument", "last_event_id")
 
 	// inbox:read is enough to watch.
 	reader := e.RoleKey(e.Org.ID, "inbox:read")

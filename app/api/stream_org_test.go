@@ -82,7 +82,7 @@ func TestOrgStreamTypesFilter(t *testing.T) {
 
 	req := withAuthorization(t, e, "GET", orgStreamPath+"?types=message.created,nope", "Bearer "+e.AdminKey)
 	req.Header.Set("Last-Event-ID", "abc")
-	e.Send(req).ExpectError(400, "invalid_argument", "types", "Last-Event-ID")
+	e.Send(apitest.Invalid(req)).ExpectError(400, "invalid_argument", "types", "Last-Event-ID")
 	e.Do("GET", orgStreamPath+"?types=ping", e.AdminKey, nil).ExpectError(400, "invalid_argument", "types")
 	e.Do("GET", orgStreamPath, "", nil).ExpectError(401, "unauthenticated")
 }
@@ -163,9 +163,9 @@ func TestEventTypesMarkWhichAreWebhookSubscribable(t *testing.T) {
 			t.Fatalf("all=true: %s is %+v, want webhook %v", typ, et, webhook)
 		}
 	}
-	e.Do("GET", "/orgs/c/webhooks/events?all=yes", e.AdminKey, nil).ExpectError(400, "invalid_argument", "all")
+	e.DoInvalid("GET", "/orgs/c/webhooks/events?all=yes", e.AdminKey, nil).ExpectError(400, "invalid_argument", "all")
 	// A stream-only type cannot be subscribed to.
-	e.Do("POST", "/orgs/c/webhooks", e.AdminKey, map[string]any{"name": "h", "url": "https://example.com/h",
+	e.DoInvalid("POST", "/orgs/c/webhooks", e.AdminKey, map[string]any{"name": "h", "url": "https://example.com/h",
 		"events": []string{app.StreamMessageUpdated}}).ExpectError(400, "invalid_argument", "events")
 }
 

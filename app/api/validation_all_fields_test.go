@@ -48,7 +48,7 @@ func TestEveryBadFieldInOneAnswer(t *testing.T) {
 		{"GET", "/orgs/c/assistants/asst_nope/knowledge/contents?take=0", nil, []string{"take"}},
 	}
 	for _, c := range cases {
-		res := e.Do(c.method, c.path, e.AdminKey, c.body).ExpectError(400, "invalid_argument")
+		res := e.DoInvalid(c.method, c.path, e.AdminKey, c.body).ExpectError(400, "invalid_argument")
 		if got := fieldNames(res); strings.Join(got, ",") != strings.Join(c.want, ",") {
 			t.Errorf("%s %s: fields %v, want %v (%s)", c.method, c.path, got, c.want, res.Body)
 		}

@@ -32,8 +32,12 @@ type Env struct {
 	AdminKey string
 	Org      app.Org
 	Owner    app.Member
-	// checked, when set (CheckOpenAPI), validates every exchange of Do and Send.
+	// checked validates every exchange of Do, Send, streams and Server.Client() against
+	// openapi.json (openapi.go); client is the client Send uses, through it.
 	checked *OpenAPI
+	client  *http.Client
+	// transport is the server's own client transport, which checked sends through.
+	transport http.RoundTripper
 }
 
 // Start is the default moment of a test's manual clock.
@@ -67,16 +71,15 @@ func NewLogged(t testing.TB, w io.Writer, prepare func(*cli.Runtime), configure 
 	// rules turn AllowPrivateTargets off again.
 	cfg.Webhooks.AllowPrivateTargets = true
 	cfg.Webhooks.CAFile = testCAFile(t)
-	// The webhook and run workers keep their production tick: commits that queue work nudge
-	// them, and so does every move of the manual clock (below), which is what makes retries
-	// and lapsed leases due. Nothing nudges the knowledge processor yet, so it ticks faster
-	// than in production, though not every 10 ms: each idle tick reads the database, and at
-	// 10 ms the ticks of every test's processor were a fifth of the CPU of the e-mail tests
-	// under -race. The e-mail sender ticks at 50 ms too: at its production second, the
-	// restart tests of app/mail missed their 20 s bounds on a loaded machine (not understood
-	// yet; a claim the nudges miss waits a tick).
+	// The webhook, e-mail and run workers keep their production tick: commits that queue work
+	// nudge them, so does the start of the runtime (work a crashed process left: the restart
+	// tests of app/mail used to wait for the e-mail sender's first tick, which is why it ticked
+	// at 50 ms here), and so does every move of the manual clock (below), which is what makes
+	// retries and lapsed leases due. Nothing nudges the knowledge processor yet, so it ticks
+	// faster than in production, though not every 10 ms: each idle tick reads the database,
+	// and at 10 ms the ticks of every test's processor were a fifth of the CPU of the e-mail
+	// tests under -race.
 	cfg.Knowledge.Tick = 50 * time.Millisecond
-	cfg.Email.Tick = 50 * time.Millisecond
 	cfg.Email.CAFile = cfg.Webhooks.CAFile
 	for _, f := range configure {
 		f(&cfg)
@@ -111,6 +114,7 @@ func NewLogged(t testing.TB, w io.Writer, prepare func(*cli.Runtime), configure 
 		prepare(rt)
 	}
 	e.Server = httptest.NewServer(rt.Handler)
+	e.checkEverything()
 	rt.Start()
 	t.Cleanup(func() {
 		rt.Hub.Close() // open streams end, or the server's Close would wait on them
@@ -118,6 +122,28 @@ func NewLogged(t testing.TB, w io.Writer, prepare func(*cli.Runtime), configure 
 		rt.Close()
 	})
 	return e
+}
+
+// checkEverything makes every exchange of the test go through the document's validator:
+// Do and Send, and whatever uses the server's own client (streams, raw requests). Every
+// test is then a conformance test of openapi.json; a request that breaks the document on
+// purpose says so (Invalid, DoInvalid).
+func (e *Env) checkEverything() {
+	if e.client != nil {
+		return
+	}
+	srv := e.Server.Client()
+	e.transport = srv.Transport
+	e.checked = e.OpenAPI()
+	e.client = e.checked.Client()
+	srv.Transport = e.checked
+}
+
+// checkedClient is the client of Send: an Env that a test put together itself (not New)
+// gets its validator on its first request.
+func (e *Env) checkedClient() *http.Client {
+	e.checkEverything()
+	return e.client
 }
 
 // Response is a finished API call.
@@ -168,11 +194,7 @@ func (e *Env) Request(method, path, key string, body any) *http.Request {
 // Send runs a prepared request.
 func (e *Env) Send(req *http.Request) *Response {
 	e.T.Helper()
-	client := e.Server.Client()
-	if e.checked != nil {
-		client = e.checked.Client()
-	}
-	res, err := client.Do(req)
+	res, err := e.checkedClient().Do(req)
 	if err != nil {
 		e.T.Fatalf("apitest: %s %s: %v", req.Method, req.URL.Path, err)
 	}
@@ -326,9 +348,14 @@ func (e *Env) Webhook(key, org, url string, events ...string) app.Webhook {
 	return w
 }
 
-// Emit writes an event into the outbox as a feature would, in its own transaction.
+// Emit writes an event into the outbox as a feature would, in its own transaction. A nil
+// data is sent as {}: every event of the product carries an object, and the document says
+// so (a null would break the answers that show the event, such as deliveries).
 func (e *Env) Emit(org, typ string, data any) app.Event {
 	e.T.Helper()
+	if data == nil {
+		data = map[string]any{}
+	}
 	var evt app.Event
 	svc := e.Runtime.Service
 	err := svc.Store.Write(context.Background(), func(tx app.Tx) (err error) {
@@ -347,6 +374,18 @@ func (e *Env) Deliveries(key, org, webhookID, query string) []app.Delivery {
 	var ds []app.Delivery
 	e.Do("GET", "/orgs/"+org+"/webhooks/"+webhookID+"/deliveries"+query, key, nil).Expect(200).JSON(&ds)
 	return ds
+}
+
+// WaitIdle waits until the server's workers have nothing due, claimed or under way
+// (Runtime.WaitIdle): what a test asserts did not happen would have happened by then. It
+// fails the test after 10 s.
+func (e *Env) WaitIdle() {
+	e.T.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.Runtime.WaitIdle(ctx); err != nil {
+		e.T.Fatalf("apitest: the workers did not fall idle: %v", err)
+	}
 }
 
 // Eventually polls cond every 5 ms until it holds, failing the test after timeout.

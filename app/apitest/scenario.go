@@ -20,6 +20,8 @@ type Scenario struct {
 	Body   any    // as for Env.Do: nil, a string or []byte sent as is, or a value sent as JSON
 	// Header is added to the request (Idempotency-Key, If-None-Match, ...).
 	Header map[string]string
+	// Invalid says the request may break the OpenAPI document on purpose (see Invalid).
+	Invalid bool
 
 	Status int
 	// Code and Fields are the error's code and the fields it must name (Status >= 400).
@@ -36,10 +38,14 @@ type Scenario struct {
 	Check func(t testing.TB, r *Response)
 }
 
-// For is a copy of e that reports failures to t, so a subtest fails itself.
+// For is a copy of e that reports failures to t, so a subtest fails itself (the document's
+// findings too).
 func (e *Env) For(t testing.TB) *Env {
+	e.checkEverything()
 	c := *e
 	c.T = t
+	c.checked = &OpenAPI{t: t, inner: e.transport, seen: map[string]int{}}
+	c.client = c.checked.Client()
 	return &c
 }
 
@@ -62,6 +68,9 @@ func (e *Env) Scenario(s Scenario) *Response {
 	req := e.Request(s.Method, s.URL, s.Key, s.Body)
 	for k, v := range s.Header {
 		req.Header.Set(k, v)
+	}
+	if s.Invalid {
+		req = Invalid(req)
 	}
 	r := e.Send(req)
 	if s.Status >= 400 {

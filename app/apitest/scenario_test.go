@@ -18,7 +18,7 @@ func TestScenarios(t *testing.T) {
 			Status: 201, JSON: map[string]any{"name": "Ada", "channels.0.type": "email", "channels.0.email": "ada@example.com", "blocked": false},
 			Events: []string{"contact.created"},
 			Check:  func(t testing.TB, r *Response) { id = r.Map()["id"].(string) }},
-		{Name: "refused", Method: "POST", URL: "/orgs/c/contacts", Key: e.AdminKey, Body: map[string]any{"name": 7},
+		{Name: "refused", Invalid: true, Method: "POST", URL: "/orgs/c/contacts", Key: e.AdminKey, Body: map[string]any{"name": 7},
 			Status: 400, Code: "invalid_argument", Fields: []string{"name"}, Events: []string{}},
 		{Name: "no key", Method: "GET", URL: "/orgs/c/contacts", Status: 401, Code: "unauthenticated"},
 	})

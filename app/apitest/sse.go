@@ -69,6 +69,7 @@ func (e *Env) Stream(path, key, lastEventID string) *SSEStream {
 // OpenStream is Stream answering an error instead of failing the test, so streams can be
 // opened from several goroutines.
 func (e *Env) OpenStream(path, key, lastEventID string) (*SSEStream, error) {
+	e.checkEverything()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, err := http.NewRequestWithContext(ctx, "GET", e.Server.URL+path, nil)
 	if err != nil {

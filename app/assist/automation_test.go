@@ -47,6 +47,7 @@ func (w *world) noRun(t *testing.T) {
 // first contact message gets the intro as an assistant message before the run's answer,
 // later ones do not.
 func TestAutomationIntroAndBanner(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	w := newWorld(t, e, e.AdminKey, "c", automationConfig(app.AutoModel, map[string]any{
 		"welcome_banner": "Welcome to Acme", "suggested_messages": []string{"Prices?", "Opening hours?"},
@@ -78,6 +79,7 @@ func TestAutomationIntroAndBanner(t *testing.T) {
 // before, with chat.updated and the rating question (enable_auto_csat); a chat whose last
 // message is the contact's stays open.
 func TestAutomationAutoResolve(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	w := newWorld(t, e, e.AdminKey, "c", automationConfig(app.AutoModel, map[string]any{
 		"enable_auto_resolve": true, "enable_auto_csat": true}))
@@ -137,6 +139,7 @@ func TestAutomationAutoResolve(t *testing.T) {
 // writes one follow-up (a run whose prompt asks for it), and no second one in the same
 // silence; a contact message starts a new count.
 func TestAutomationFollowUps(t *testing.T) {
+	t.Parallel()
 	oa := apitest.NewOpenAIServer(t)
 	oa.Reply(apitest.TextReply("Which plan are you on?"), apitest.TextReply("Still there? Which plan is it?"),
 		apitest.TextReply("Do you want to upgrade?"), apitest.TextReply("Any news about the upgrade?"))
@@ -189,6 +192,7 @@ func jsonEscaped(s string) string {
 // Closing a chat asks the contact for a rating; a "5" sets csat_score and starts no run; a
 // normal reply after that runs normally.
 func TestAutomationCSAT(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	w := newWorld(t, e, e.AdminKey, "c", automationConfig(app.AutoModel, map[string]any{"enable_auto_csat": true}))
 	w.say(t, "user", "hello")

@@ -10,6 +10,7 @@ import (
 // builtin:retrieval that quotes the matching TEXT knowledge under its title; the chat shows
 // the reply as its last message and its usage is marked estimated.
 func TestBuiltinAnswersFromKnowledge(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	w := newWorld(t, e, e.AdminKey, "c", nil)
 	w.learn(t, "Opening hours", "Our shop is open from nine to five on weekdays.\n\nOn Saturdays we open at ten.")
@@ -41,6 +42,7 @@ func TestBuiltinAnswersFromKnowledge(t *testing.T) {
 
 // Nothing in the knowledge matches: the builtin says so, in the assistant's language.
 func TestBuiltinSaysWhenNothingMatches(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	w := newWorld(t, e, e.AdminKey, "c", map[string]any{"language": "es", "model": "auto:auto", "timezone": "Europe/Madrid",
 		"knowledge_scope": "all", "conversation": map[string]any{"thread_mode": "new"}})
@@ -56,6 +58,7 @@ func TestBuiltinSaysWhenNothingMatches(t *testing.T) {
 // A burst of contact messages inside the debounce gives one run, which starts only once
 // the clock passes the debounce after the last of them.
 func TestDebounceBurstGivesOneRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	w := newWorld(t, e, e.AdminKey, "c", nil)
 	w.learn(t, "Shipping", "We ship to every country in Europe.")
@@ -63,7 +66,7 @@ func TestDebounceBurstGivesOneRun(t *testing.T) {
 		w.say(t, "user", s)
 		e.Clock.Advance(600 * time.Millisecond) // less than the 1 s debounce
 	}
-	time.Sleep(50 * time.Millisecond) // many ticks of the worker: nothing may start yet
+	e.WaitIdle() // whatever was due has run: nothing may have started yet
 	if rs := w.replies(t); len(rs) != 0 {
 		t.Fatalf("%d runs started inside the debounce", len(rs))
 	}
@@ -72,7 +75,7 @@ func TestDebounceBurstGivesOneRun(t *testing.T) {
 	if !strings.Contains(text(m), "We ship to every country in Europe.") {
 		t.Fatalf("reply %q", text(m))
 	}
-	time.Sleep(50 * time.Millisecond)
+	e.WaitIdle()
 	if rs := w.replies(t); len(rs) != 1 {
 		t.Fatalf("%d replies to one burst", len(rs))
 	}

@@ -11,6 +11,7 @@ import (
 // One organization whose provider hangs cannot hold every run worker: with four workers and
 // eight of its runs under way or due, another organization's run is still answered at once.
 func TestRunsAreFairAcrossOrganizations(t *testing.T) {
+	t.Parallel()
 	hung := apitest.NewOpenAIServer(t)
 	hung.Default(apitest.LLMReply{Hang: true})
 	e := newEnv(t, provider("slow", "openai", hung, 30*time.Second), func(c *cli.Config) { c.Assistants.Workers = 4 })

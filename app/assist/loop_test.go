@@ -16,6 +16,7 @@ import (
 // A retryable failure before the first token waits the provider's Retry-After on the
 // injected clock, then the run completes on the same model.
 func TestLoopRetryHonoursRetryAfter(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var calls atomic.Int32
 	install(e, "fake", providerFunc(func(ctx context.Context, req assist.Request, onText func(string)) (assist.Result, error) {
@@ -45,6 +46,7 @@ func TestLoopRetryHonoursRetryAfter(t *testing.T) {
 // naming both providers and statuses. A failure after text has streamed is not retried and
 // keeps the text.
 func TestLoopFallbackAndFailures(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *cli.Config) { c.Models.Fallback = "backup:m2" })
 	var mainCalls, backupCalls atomic.Int32
 	var backupFails atomic.Bool
@@ -85,6 +87,7 @@ func TestLoopFallbackAndFailures(t *testing.T) {
 
 // A failure after text has streamed ends the run FAILED with the text kept, without retry.
 func TestLoopFailureAfterTextKeepsText(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var calls atomic.Int32
 	install(e, "fake", providerFunc(func(ctx context.Context, req assist.Request, onText func(string)) (assist.Result, error) {
@@ -107,6 +110,7 @@ func TestLoopFailureAfterTextKeepsText(t *testing.T) {
 
 // A panic in a run fails that run with a clear error; the worker goes on with the next.
 func TestLoopPanicFailsOnlyThatRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var calls atomic.Int32
 	install(e, "fake", providerFunc(func(ctx context.Context, req assist.Request, onText func(string)) (assist.Result, error) {
@@ -132,6 +136,7 @@ func TestLoopPanicFailsOnlyThatRun(t *testing.T) {
 // Cancel aborts the provider call within a second and answers the message CANCELED with
 // its partial text and usage estimated from that text.
 func TestLoopCancelKeepsPartialText(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	h := &hanging{pieces: []string{"Let me ", "check"}}
 	install(e, "fake", h)
@@ -156,6 +161,7 @@ func TestLoopCancelKeepsPartialText(t *testing.T) {
 // A member taking the chat, ai_enabled turning false, or a newer contact message stop the
 // run under way and discard its reply; after a newer contact message one new run follows.
 func TestLoopStopsDiscardReply(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	h := &hanging{pieces: []string{"Half ", "an answer"}}
 	install(e, "fake", h)
@@ -194,6 +200,7 @@ func TestLoopStopsDiscardReply(t *testing.T) {
 // message RUNNING in the file; the next process on that file ends it FAILED "interrupted",
 // keeping the text it had written.
 func TestRestartEndsInterruptedRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	onFile := func(c *cli.Config) {
 		c.DB.Path = dir + "/app.db"
@@ -223,6 +230,7 @@ func TestRestartEndsInterruptedRun(t *testing.T) {
 // A graceful stop (serve's SIGTERM) mid-run ends the run FAILED "interrupted" with the text
 // it had, written by the stopping process itself.
 func TestGracefulStopInterruptsRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	install(e, "fake", &hanging{pieces: []string{"Half ", "an answer"}})
 	w := newWorld(t, e, e.AdminKey, "c", modelConfig("fake:m1"))

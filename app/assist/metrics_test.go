@@ -14,6 +14,7 @@ import (
 // A finished run moves the operator's metrics: runs by model and outcome, tokens by kind,
 // and the time to the first token, scraped from GET /metrics like Prometheus would.
 func TestRunMetricsAfterARun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *cli.Config) { c.Metrics.Token = "scrape" })
 	w := newWorld(t, e, e.AdminKey, "c", nil)
 	w.learn(t, "Opening hours", "Our shop is open from nine to five on weekdays.")

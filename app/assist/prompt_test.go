@@ -14,6 +14,7 @@ import (
 // timezone, the contact's name and channel, and the last history_messages messages of the
 // chat as user/assistant turns (a member's reply to the contact speaks for the business).
 func TestPromptCarriesContextAndHistory(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *cli.Config) { c.Assistants.HistoryMessages = 3 })
 	var mu sync.Mutex
 	var got assist.Request

@@ -20,6 +20,7 @@ var provider = apitest.WithModelProvider
 // the reported usage is mapped (cached input is part of input), priced and charged, and the
 // model recorded; the request carries the key, the model part of the id and the prompt.
 func TestOpenAIStreamedAnswer(t *testing.T) {
+	t.Parallel()
 	oa := apitest.NewOpenAIServer(t)
 	oa.Reply(apitest.LLMReply{Text: []string{"Hel", "lo ", "there"},
 		Usage: &apitest.LLMUsage{Input: 120, CacheRead: 20, Output: 7, Reasoning: 2}})
@@ -56,6 +57,7 @@ func TestOpenAIStreamedAnswer(t *testing.T) {
 
 // A 429 with Retry-After waits exactly that long on the service's clock, then succeeds.
 func TestOpenAIRetryAfter(t *testing.T) {
+	t.Parallel()
 	oa := apitest.NewOpenAIServer(t)
 	oa.Fail(429, "3")
 	oa.Reply(apitest.TextReply("after the wait"))
@@ -80,6 +82,7 @@ func TestOpenAIRetryAfter(t *testing.T) {
 // usage is mapped (cache reads and writes are parts of the input); when the fallback fails
 // too, the run fails naming both providers and statuses, and no key shows.
 func TestFallbackThenFailure(t *testing.T) {
+	t.Parallel()
 	oa, an := apitest.NewOpenAIServer(t), apitest.NewAnthropicServer(t)
 	for range 4 {
 		oa.Reply(apitest.LLMReply{Status: 500, Message: "upstream broke for key " + testKey})
@@ -117,6 +120,7 @@ func TestFallbackThenFailure(t *testing.T) {
 
 // A connection cut after text has streamed fails the run at once, keeping the text.
 func TestFailureAfterTextKeepsTextOverHTTP(t *testing.T) {
+	t.Parallel()
 	oa := apitest.NewOpenAIServer(t)
 	oa.Reply(apitest.LLMReply{Text: []string{"Partial ", "answer", " never sent"}, Drop: true, DropAfter: 2})
 	e := newEnv(t, provider("oa", "openai", oa, 30*time.Second))
@@ -133,6 +137,7 @@ func TestFailureAfterTextKeepsTextOverHTTP(t *testing.T) {
 // Cancel closes the provider's connection within a second; the message is CANCELED with
 // the partial text and usage estimated from it.
 func TestCancelClosesProviderConnection(t *testing.T) {
+	t.Parallel()
 	oa, e, w := midRun(t, []string{"Let me ", "think", " about it"})
 	var m app.Message
 	asked := time.Now()
@@ -146,6 +151,7 @@ func TestCancelClosesProviderConnection(t *testing.T) {
 
 // A member taking the chat mid-run closes the provider's connection and discards the reply.
 func TestTakeoverClosesProviderConnection(t *testing.T) {
+	t.Parallel()
 	oa, e, w := midRun(t, []string{"Half ", "an answer", " more"})
 	e.Do("PATCH", w.path("/chats/"+w.chat), e.AdminKey, map[string]any{"assigned_user_id": e.Owner.ID}).Expect(200)
 	disconnected(t, oa, "the takeover")
@@ -156,6 +162,7 @@ func TestTakeoverClosesProviderConnection(t *testing.T) {
 
 // The provider's timeout (models.providers.<name>.timeout) bounds a call that never answers.
 func TestProviderTimeout(t *testing.T) {
+	t.Parallel()
 	oa := apitest.NewOpenAIServer(t)
 	oa.Reply(apitest.LLMReply{Hang: true})
 	e := newEnv(t, provider("oa", "openai", oa, 200*time.Millisecond), func(c *cli.Config) { c.Assistants.Retries = 0 })
@@ -171,6 +178,7 @@ func TestProviderTimeout(t *testing.T) {
 // A newer contact message mid-run closes the provider's connection, discards the reply, and
 // one new run answers after the debounce.
 func TestSupersedeOverHTTP(t *testing.T) {
+	t.Parallel()
 	oa, _, w := midRun(t, []string{"Half ", "an answer", " more"}, apitest.TextReply("the new answer"))
 	w.say(t, "user", "wait, another thing")
 	disconnected(t, oa, "the newer message")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"wsapi/app"
 )
@@ -13,6 +12,7 @@ import (
 // ai_enabled turns false during the debounce; a member's message in a conversation does not
 // start one either.
 func TestNoRunWhenTakenOrAIDisabled(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, patch := range []map[string]any{{"assigned_user_id": e.Owner.ID}, {"ai_enabled": false}} {
 		w := newWorld(t, e, e.AdminKey, "c", nil)
@@ -21,7 +21,7 @@ func TestNoRunWhenTakenOrAIDisabled(t *testing.T) {
 		w.debounce()
 		w.say(t, "user", "anyone?") // the chat may not run: this schedules nothing
 		w.debounce()
-		time.Sleep(50 * time.Millisecond)
+		e.WaitIdle()
 		if rs := w.replies(t); len(rs) != 0 {
 			t.Fatalf("after %v: %d runs", patch, len(rs))
 		}
@@ -29,7 +29,7 @@ func TestNoRunWhenTakenOrAIDisabled(t *testing.T) {
 	w := newWorld(t, e, e.AdminKey, "c", nil)
 	w.say(t, "admin", "a member writes to the contact")
 	w.debounce()
-	time.Sleep(50 * time.Millisecond)
+	e.WaitIdle()
 	if rs := w.replies(t); len(rs) != 0 {
 		t.Fatalf("a member's message started %d runs", len(rs))
 	}
@@ -37,7 +37,7 @@ func TestNoRunWhenTakenOrAIDisabled(t *testing.T) {
 	w.say(t, "user", "hello?")
 	e.Do("PATCH", w.path("/assistants/"+w.assistant), e.AdminKey, map[string]any{"enabled": false}).Expect(200)
 	w.debounce()
-	time.Sleep(50 * time.Millisecond)
+	e.WaitIdle()
 	if rs := w.replies(t); len(rs) != 0 {
 		t.Fatalf("a disabled assistant answered: %d runs", len(rs))
 	}
@@ -45,6 +45,7 @@ func TestNoRunWhenTakenOrAIDisabled(t *testing.T) {
 
 // In a chat without a contact (the playground) a member's message starts a run.
 func TestPlaygroundRunsOnMemberMessage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	w := newWorld(t, e, e.AdminKey, "c", nil)
 	w.learn(t, "Pricing", "The basic plan costs ten euros a month.")
@@ -63,6 +64,7 @@ func TestPlaygroundRunsOnMemberMessage(t *testing.T) {
 
 // A model of a provider that is not configured fails the run with an error that says so.
 func TestUnknownProviderFails(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	w := newWorld(t, e, e.AdminKey, "c", map[string]any{"model": "nope:big-model", "timezone": "UTC",
 		"knowledge_scope": "all", "language": "auto", "conversation": map[string]any{"thread_mode": "new"}})
@@ -77,6 +79,7 @@ func TestUnknownProviderFails(t *testing.T) {
 // A run does not start when the organization's balance is 0 or less: its message fails
 // with "balance exhausted" at once.
 func TestBalanceExhaustedFailsTheRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	org, key := e.OrgWithAdmin("Broke")
 	if _, err := e.Runtime.Service.SetBalance(context.Background(), org.ID, 0); err != nil {
@@ -98,6 +101,7 @@ func TestBalanceExhaustedFailsTheRun(t *testing.T) {
 // Cancel: another organization's chat is 404; nothing to cancel is 409; a run still
 // waiting out its debounce is dropped (200, null) and never starts.
 func TestCancelWithoutRunInFlight(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	w := newWorld(t, e, e.AdminKey, "c", nil)
 	_, otherKey := e.OrgWithAdmin("Other")
@@ -109,7 +113,7 @@ func TestCancelWithoutRunInFlight(t *testing.T) {
 		t.Fatalf("cancel of a waiting run answered %s", res.Body)
 	}
 	w.debounce()
-	time.Sleep(50 * time.Millisecond)
+	e.WaitIdle()
 	if rs := w.replies(t); len(rs) != 0 {
 		t.Fatalf("a dropped run started: %d replies", len(rs))
 	}
@@ -120,6 +124,7 @@ func TestCancelWithoutRunInFlight(t *testing.T) {
 // A contact's voice message during a run goes to a message of the contact, not into the
 // assistant's reply in flight.
 func TestMediaDuringRunIsTheContacts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	install(e, "fake", &hanging{pieces: []string{"Half ", "an answer"}})
 	w := newWorld(t, e, e.AdminKey, "c", modelConfig("fake:m1"))

@@ -87,6 +87,9 @@ func NewRunner(svc Runs, providers map[string]Provider, cfg Config, log *slog.Lo
 // Nudge asks for a claim now (a run was scheduled, one finished).
 func (r *Runner) Nudge() { r.loop.Nudge() }
 
+// WaitIdle waits until nothing is due, claimed or under way (claim.Loop.WaitIdle).
+func (r *Runner) WaitIdle(ctx context.Context) error { return r.loop.WaitIdle(ctx) }
+
 // Run claims and runs until ctx ends, then waits for the runs under way, which end FAILED
 // "interrupted" with the text they had.
 func (r *Runner) Run(ctx context.Context) {

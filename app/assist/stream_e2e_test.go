@@ -90,6 +90,7 @@ func liveText(t *testing.T, w *world, msg, want string) {
 // texts make exactly the answer; then message.updated COMPLETED with that text and the
 // reported usage.
 func TestStreamOpenAIAnswerOverSSE(t *testing.T) {
+	t.Parallel()
 	oa := apitest.NewOpenAIServer(t)
 	step := make(chan struct{})
 	pieces := []string{"Buenos ", "días, ", "Ana — ", "ünïcode ✓"}
@@ -120,6 +121,7 @@ func TestStreamOpenAIAnswerOverSSE(t *testing.T) {
 
 // (b) builtin:retrieval with no provider configured streams the same way.
 func TestStreamBuiltinAnswerOverSSE(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	w := newWorld(t, e, e.AdminKey, "c", nil)
 	w.learn(t, "Opening hours", "Our shop is open from nine to five on weekdays.\n\nOn Saturdays we open at ten.")
@@ -160,6 +162,7 @@ func TestStreamBuiltinAnswerOverSSE(t *testing.T) {
 // (d) A client that connects mid-run gets sync with the message and its live text, ahead of
 // what the run has written to the message.
 func TestStreamResumeAndSyncMidRun(t *testing.T) {
+	t.Parallel()
 	oa := apitest.NewOpenAIServer(t)
 	step := make(chan struct{})
 	pieces := []string{"One, ", "two, ", "three, ", "four, ", "five, ", "six."}
@@ -215,6 +218,7 @@ func TestStreamResumeAndSyncMidRun(t *testing.T) {
 // (e) A cancel mid-stream closes the provider's connection within a second; watchers see
 // message.updated CANCELED with the partial text.
 func TestStreamCancelMidRun(t *testing.T) {
+	t.Parallel()
 	oa := apitest.NewOpenAIServer(t)
 	step := make(chan struct{})
 	oa.Reply(apitest.LLMReply{Text: []string{"Let me ", "check ", "that", " never sent"}, Step: step})
@@ -246,6 +250,7 @@ func TestStreamCancelMidRun(t *testing.T) {
 // arguments and result, before the answer it led to streams in; the search's chunk is then
 // cited on the finished message.
 func TestStreamToolCallOverSSE(t *testing.T) {
+	t.Parallel()
 	oa := apitest.NewOpenAIServer(t)
 	oa.Reply(apitest.LLMReply{ToolCalls: []apitest.LLMToolCall{call("c1", "search_knowledge", `{"query":"saturday"}`)},
 		Usage: &apitest.LLMUsage{Input: 10, Output: 2}})
@@ -277,6 +282,7 @@ func TestStreamToolCallOverSSE(t *testing.T) {
 // interval has passed, even when the provider then stalls: a reader of the message, or the
 // next process after a crash, sees it, not only the stream's watchers.
 func TestStalledProviderTextIsWrittenAfterTheInterval(t *testing.T) {
+	t.Parallel()
 	oa := apitest.NewOpenAIServer(t)
 	step := make(chan struct{})
 	oa.Reply(apitest.LLMReply{Text: []string{"Half ", "an answer", " at last"}, Step: step})

@@ -14,6 +14,7 @@ import (
 // (app/runwork.go): each must be exactly what GET /messages answers for it at that moment,
 // author, reactions, usage and timestamps included.
 func TestStreamedRunMessageIsWhatGETAnswers(t *testing.T) {
+	t.Parallel()
 	oa := apitest.NewOpenAIServer(t)
 	step := make(chan struct{})
 	oa.Reply(apitest.LLMReply{Text: []string{"Hello ", "Ana?"}, Step: step, Usage: &apitest.LLMUsage{Input: 12, Output: 3}})

@@ -15,6 +15,7 @@ import (
 // end_conversation closes the chat after the answer; block_contact blocks the contact and
 // fires contact.blocked.
 func TestEndConversationAndBlockContact(t *testing.T) {
+	t.Parallel()
 	oa := apitest.NewOpenAIServer(t)
 	rcv := apitest.NewReceiver(t)
 	oa.Reply(apitest.LLMReply{ToolCalls: []apitest.LLMToolCall{call("c1", "block_contact", `{"reason":"threats"}`),
@@ -43,6 +44,7 @@ func TestEndConversationAndBlockContact(t *testing.T) {
 
 // A memory saved in one chat is in the prompt of the contact's next chat.
 func TestMemorySavedThenRemembered(t *testing.T) {
+	t.Parallel()
 	oa := apitest.NewOpenAIServer(t)
 	oa.Reply(apitest.LLMReply{ToolCalls: []apitest.LLMToolCall{call("c1", "save_memory",
 		`{"type":"PREFERENCE","content":"prefers answers in French","importance":0.9}`)}})
@@ -77,6 +79,7 @@ func TestMemorySavedThenRemembered(t *testing.T) {
 // A chat tool with a callback is offered, called with a POST signed like a webhook with the
 // connection's signing_secret, and its JSON answer is the model's tool result.
 func TestCallbackToolSigned(t *testing.T) {
+	t.Parallel()
 	oa := apitest.NewOpenAIServer(t)
 	rcv := apitest.NewReceiver(t)
 	rcv.Respond(func(w http.ResponseWriter, _ *http.Request) {
@@ -122,6 +125,7 @@ func TestCallbackToolSigned(t *testing.T) {
 // is disabled while the last model call streams) commits nothing but its usage: CANCELED,
 // no handoff, no chat.assigned.
 func TestNoEffectsWhenTheChatIsNoLongerTheAIs(t *testing.T) {
+	t.Parallel()
 	oa := apitest.NewOpenAIServer(t)
 	rcv := apitest.NewReceiver(t)
 	step := make(chan struct{})
@@ -147,6 +151,7 @@ func TestNoEffectsWhenTheChatIsNoLongerTheAIs(t *testing.T) {
 
 // A callback that fails (here HTTP 500) is an error the model reads; the run goes on.
 func TestCallbackFailureToldToTheModel(t *testing.T) {
+	t.Parallel()
 	oa := apitest.NewOpenAIServer(t)
 	rcv := apitest.NewReceiver(t)
 	rcv.Status(500)
@@ -177,6 +182,7 @@ func TestCallbackFailureToldToTheModel(t *testing.T) {
 
 // builtin:retrieval, finding nothing, hands off when the tool is offered.
 func TestBuiltinHandsOffWhenNothingMatches(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	w := newWorld(t, e, e.AdminKey, "c", toolConfig("builtin:retrieval", "enable_transfer_to_human_tool"))
 	w.say(t, "user", "Something nobody documented")

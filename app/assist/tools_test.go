@@ -54,6 +54,7 @@ func citations(m app.Message) []app.Citation {
 // no tools and its answer ends the run; each call is a turn of the usage, each tool call a
 // part of the message with its result, and the search's chunk is cited.
 func TestToolLoopStopsAtMaxSteps(t *testing.T) {
+	t.Parallel()
 	oa := apitest.NewOpenAIServer(t)
 	oa.Reply(apitest.LLMReply{ToolCalls: []apitest.LLMToolCall{call("c1", "search_knowledge", `{"query":"shop opens"}`)},
 		Usage: &apitest.LLMUsage{Input: 10, Output: 2}})
@@ -116,6 +117,7 @@ func chatStreamEvents(t *testing.T, w *world) []string {
 // Arguments that break the tool's schema are not executed: the model gets the validation
 // error as the tool's result and the run goes on to its answer; nothing is handed off.
 func TestSchemaInvalidCallAnsweredToTheModel(t *testing.T) {
+	t.Parallel()
 	an := apitest.NewAnthropicServer(t)
 	an.Reply(apitest.LLMReply{ToolCalls: []apitest.LLMToolCall{call("toolu_1", "transfer_to_human", `{"summary":7}`)}})
 	an.Reply(apitest.TextReply("Let me try again later."))
@@ -153,6 +155,7 @@ func decodeEvent(t *testing.T, body []byte) map[string]any {
 // reads the model's final text. No run starts until a member turns the AI back on, even
 // after the chat is closed and reopened.
 func TestHandoffStopsRunsUntilAIIsBackOn(t *testing.T) {
+	t.Parallel()
 	an := apitest.NewAnthropicServer(t)
 	rcv := apitest.NewReceiver(t)
 	an.Reply(apitest.LLMReply{ToolCalls: []apitest.LLMToolCall{call("toolu_1", "transfer_to_human",
@@ -192,7 +195,7 @@ func TestHandoffStopsRunsUntilAIIsBackOn(t *testing.T) {
 	e.Do("PATCH", w.path("/chats/"+w.chat), e.AdminKey, map[string]any{"state": "OPEN"}).Expect(200)
 	w.say(t, "user", "anyone?")
 	w.debounce()
-	time.Sleep(100 * time.Millisecond) // the run worker ticks every 5 ms: a run would have started
+	e.WaitIdle() // a run that was due would have run
 	if n := len(w.replies(t)); n != 1 || len(an.Requests()) != 2 || w.getChat(t).State.AIEnabled {
 		t.Fatalf("%d replies, %d model requests after the handoff", n, len(an.Requests()))
 	}
@@ -210,6 +213,7 @@ func TestHandoffStopsRunsUntilAIIsBackOn(t *testing.T) {
 
 // builtin:retrieval's answers cite the chunks they quote.
 func TestBuiltinAnswerCarriesCitations(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	w := newWorld(t, e, e.AdminKey, "c", modelConfig("builtin:retrieval"))
 	w.learn(t, "Returns", "Returns are accepted within thirty days with the receipt.")

@@ -14,6 +14,7 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 // transaction that completes it, and the usage report sums tokens and cost by day and model,
 // filtered by dates and assistant, validating its parameters like the other lists.
 func TestCostDeductedAndUsageReport(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *cli.Config) {
 		c.Models.Prices = map[string]app.Price{"builtin:retrieval": {Input: 10000, Output: 20000}}
 	})
@@ -64,7 +65,7 @@ func TestCostDeductedAndUsageReport(t *testing.T) {
 	bad := map[string]string{"?from=2026-13-01": "from", "?to=yesterday": "to", "?from=2026-01-05&to=2026-01-04": "to",
 		"?from=2024-01-01&to=2026-01-02": "from", "?take=101": "take", "?page=0": "page"}
 	for q, field := range bad {
-		e.Do("GET", "/orgs/c/usage"+q, e.AdminKey, nil).ExpectError(400, "invalid_argument", field)
+		e.DoInvalid("GET", "/orgs/c/usage"+q, e.AdminKey, nil).ExpectError(400, "invalid_argument", field)
 	}
 	noOrgRead := e.RoleKey(e.Org.ID, "inbox:read")
 	e.Do("GET", "/orgs/c/usage", noOrgRead, nil).ExpectError(403, "permission_denied")

@@ -66,11 +66,18 @@ type Loop struct {
 	queue   map[string]int
 	runOrg  map[string]int // running only
 	runQ    map[string]int
+	// rounds counts the claims begun; idleAt is the number of the last one that ended with
+	// nothing claimed, running or queued; roundEnd is closed (and replaced) as each ends.
+	// WaitIdle reads them.
+	rounds   uint64
+	idleAt   uint64
+	roundEnd chan struct{}
 }
 
 func (l *Loop) init() {
 	l.once.Do(func() {
 		l.wake = make(chan struct{}, 1)
+		l.roundEnd = make(chan struct{})
 		l.org, l.queue = map[string]int{}, map[string]int{}
 		l.runOrg, l.runQ = map[string]int{}, map[string]int{}
 	})
@@ -110,11 +117,60 @@ func (l *Loop) Run(ctx context.Context, claim func(ctx context.Context, r Round)
 			continue
 		}
 		r.Idle = ticked && !found
+		n := l.begin()
 		work := claim(ctx, r)
 		found = len(work) > 0
 		l.start(work)
+		l.end(n, found)
 		if len(work) == r.Free {
 			l.Nudge() // there may be more work than there was room
+		}
+	}
+}
+
+// begin numbers a claim round.
+func (l *Loop) begin() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rounds++
+	return l.rounds
+}
+
+// end records that round n is over, idle when it claimed nothing and nothing is running or
+// queued, and wakes WaitIdle.
+func (l *Loop) end(n uint64, found bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !found && l.running == 0 && len(l.queued) == 0 {
+		l.idleAt = n
+	}
+	close(l.roundEnd)
+	l.roundEnd = make(chan struct{})
+}
+
+// WaitIdle nudges the loop and waits until a claim that began after the call found nothing
+// to do while no piece ran or waited: whatever was due when WaitIdle was called has been
+// claimed and finished. A test asserting that nothing happens (work that is not due yet, a
+// queue a rule leaves alone) waits for that instead of sleeping through ticks. It answers
+// ctx's error if the loop does not fall idle before ctx ends (work keeps coming, or the loop
+// is not running).
+func (l *Loop) WaitIdle(ctx context.Context) error {
+	l.init()
+	l.mu.Lock()
+	after := l.rounds
+	l.mu.Unlock()
+	for {
+		l.Nudge()
+		l.mu.Lock()
+		idle, ended := l.idleAt > after, l.roundEnd
+		l.mu.Unlock()
+		if idle {
+			return nil
+		}
+		select {
+		case <-ended:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 }

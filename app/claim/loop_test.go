@@ -312,3 +312,51 @@ func runLoop(ctx context.Context, l *claim.Loop, claimFn func(context.Context, c
 	go func() { l.Run(ctx, claimFn); close(done) }()
 	return func() { <-done }
 }
+
+// TestLoopWaitIdle: WaitIdle returns only once a claim begun after the call found nothing
+// while nothing ran, so work due at the call has been claimed and finished by then; with
+// work that keeps coming it waits until its context ends.
+func TestLoopWaitIdle(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l := &claim.Loop{Slots: 2, Tick: time.Hour}
+	var mu sync.Mutex
+	due, done := 0, 0
+	wait := runLoop(ctx, l, func(context.Context, claim.Round) []claim.Piece {
+		mu.Lock()
+		defer mu.Unlock()
+		if due == 0 {
+			return nil
+		}
+		due--
+		return []claim.Piece{{Org: "o", Queue: "q", Run: func() {
+			time.Sleep(20 * time.Millisecond)
+			mu.Lock()
+			done++
+			mu.Unlock()
+		}}}
+	})
+	if err := l.WaitIdle(ctx); err != nil { // nothing due: idle at once, without the hour's tick
+		t.Fatal(err)
+	}
+	mu.Lock()
+	due = 5
+	mu.Unlock()
+	if err := l.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if done != 5 {
+		t.Errorf("WaitIdle returned with %d of 5 pieces done", done)
+	}
+	due = 1 << 30 // work that never ends
+	mu.Unlock()
+	short, stop := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer stop()
+	if err := l.WaitIdle(short); err == nil {
+		t.Errorf("idle while work keeps coming")
+	}
+	cancel()
+	wait()
+}

@@ -157,7 +157,7 @@ func TestURLContentValidation(t *testing.T) {
 			ExpectError(400, "invalid_argument", "content.url")
 	}
 	for _, n := range []int{51, -1, 1000} {
-		e.Do("POST", contentsPath(asst), e.AdminKey, post(map[string]any{"type": "URL", "url": "https://example.com/", "max_pages": n})).
+		e.DoInvalid("POST", contentsPath(asst), e.AdminKey, post(map[string]any{"type": "URL", "url": "https://example.com/", "max_pages": n})).
 			ExpectError(400, "invalid_argument", "content.max_pages")
 	}
 	var k map[string]any
@@ -168,17 +168,17 @@ func TestURLContentValidation(t *testing.T) {
 			t.Fatalf("created %v", k)
 		}
 	}
-	e.Do("POST", contentsPath(asst), e.AdminKey, post(map[string]any{"type": "URL", "url": "https://example.com/", "max_pages": "3"})).
+	e.DoInvalid("POST", contentsPath(asst), e.AdminKey, post(map[string]any{"type": "URL", "url": "https://example.com/", "max_pages": "3"})).
 		ExpectError(400, "invalid_argument")
-	e.Do("POST", contentsPath(asst), e.AdminKey, post(map[string]any{"type": "FILE"})).ExpectError(400, "invalid_argument", "content.type")
+	e.DoInvalid("POST", contentsPath(asst), e.AdminKey, post(map[string]any{"type": "FILE"})).ExpectError(400, "invalid_argument", "content.type")
 	e.Do("POST", contentsPath(asst), e.AdminKey, post(map[string]any{"type": "TEXT", "text": "x"})).ExpectError(400, "invalid_argument", "title")
 	e.Do("POST", contentsPath(asst), e.AdminKey, map[string]any{"title": "T", "content": map[string]any{"type": "TEXT", "text": " \n "}}).
 		ExpectError(400, "invalid_argument", "content.text")
-	e.Do("POST", contentsPath(asst), e.AdminKey, map[string]any{"title": strings.Repeat("é", 256),
+	e.DoInvalid("POST", contentsPath(asst), e.AdminKey, map[string]any{"title": strings.Repeat("é", 256),
 		"content": map[string]any{"type": "TEXT", "text": "x"}}).ExpectError(400, "invalid_argument", "title")
 	e.Do("POST", contentsPath(asst), e.AdminKey, map[string]any{"title": strings.Repeat("é", 255),
 		"content": map[string]any{"type": "TEXT", "text": "x"}}).Expect(201)
-	e.Do("POST", contentsPath(asst), e.AdminKey, map[string]any{"title": "T", "extra": 1,
+	e.DoInvalid("POST", contentsPath(asst), e.AdminKey, map[string]any{"title": "T", "extra": 1,
 		"content": map[string]any{"type": "TEXT", "text": "x"}}).ExpectError(400, "invalid_argument", "extra")
 }
 

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"wsapi/app"
+	"wsapi/app/apitest"
 	"wsapi/app/knowledge"
 )
 
@@ -125,7 +126,7 @@ func TestFileUploadBounds(t *testing.T) {
 	upload(t, e, asst, "setup.exe", "", []byte("MZ binary")).ExpectError(400, "invalid_argument", "file")
 	upload(t, e, asst, "noextension", "", []byte("text")).ExpectError(400, "invalid_argument", "file")
 	upload(t, e, asst, "empty.txt", "", nil).ExpectError(400, "invalid_argument", "file")
-	upload(t, e, asst, "long.txt", strings.Repeat("t", 256), []byte("x")).ExpectError(400, "invalid_argument", "title")
+	e.Send(apitest.Invalid(uploadRequest(t, e, asst, "long.txt", strings.Repeat("t", 256), []byte("x")))).ExpectError(400, "invalid_argument", "title")
 
 	res := upload(t, e, asst, "big.txt", "", bytes.Repeat([]byte("a"), app.MaxKnowledgeFile+1))
 	if res.Status != 400 && res.Status != 413 {
@@ -149,7 +150,7 @@ func TestFileUploadBounds(t *testing.T) {
 	req, _ := http.NewRequest("POST", e.Server.URL+contentsPath(asst), &body)
 	req.Header.Set("Authorization", "Bearer "+e.AdminKey)
 	req.Header.Set("Content-Type", w.FormDataContentType())
-	e.Send(req).ExpectError(400, "invalid_argument", "file")
+	e.Send(apitest.Invalid(req)).ExpectError(400, "invalid_argument", "file")
 	// A file that holds no text fails with an error.
 	upload(t, e, asst, "blank.txt", "", []byte("  \n\n  ")).Expect(201).JSON(&k)
 	k = settle(t, e, asst, k.ID)

@@ -51,6 +51,12 @@ func addURL(t *testing.T, e *apitest.Env, asst, u string, maxPages int) app.Know
 // upload sends a multipart FILE upload (title may be empty) and answers the response.
 func upload(t *testing.T, e *apitest.Env, asst, filename, title string, data []byte) *apitest.Response {
 	t.Helper()
+	return e.Send(uploadRequest(t, e, asst, filename, title, data))
+}
+
+// uploadRequest is the request upload sends.
+func uploadRequest(t *testing.T, e *apitest.Env, asst, filename, title string, data []byte) *http.Request {
+	t.Helper()
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
 	if title != "" {
@@ -74,7 +80,7 @@ func upload(t *testing.T, e *apitest.Env, asst, filename, title string, data []b
 	}
 	req.Header.Set("Authorization", "Bearer "+e.AdminKey)
 	req.Header.Set("Content-Type", w.FormDataContentType())
-	return e.Send(req)
+	return req
 }
 
 // getContent reads one content.

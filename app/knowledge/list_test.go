@@ -97,7 +97,7 @@ func TestListPaginationByCursorAndPage(t *testing.T) {
 		t.Fatalf("cursor after page 2 starts at %v", l[0].ID)
 	}
 	for _, bad := range []string{"take=101", "take=0", "page=0", "next=garbage", "next=" + url.QueryEscape("eyJ4Ijoy")} {
-		e.Do("GET", contentsPath(asst)+"?"+bad, e.AdminKey, nil).ExpectError(400, "invalid_argument", strings.Split(bad, "=")[0])
+		e.DoInvalid("GET", contentsPath(asst)+"?"+bad, e.AdminKey, nil).ExpectError(400, "invalid_argument", strings.Split(bad, "=")[0])
 	}
 }
 
@@ -151,7 +151,7 @@ func TestListFilters(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"search=" + strings.Repeat("é", 257), "type=PDF", "type=text", "status=DONE"} {
-		e.Do("GET", contentsPath(asst)+"?"+bad, e.AdminKey, nil).ExpectError(400, "invalid_argument", strings.Split(bad, "=")[0])
+		e.DoInvalid("GET", contentsPath(asst)+"?"+bad, e.AdminKey, nil).ExpectError(400, "invalid_argument", strings.Split(bad, "=")[0])
 	}
 	e.Do("GET", contentsPath("asst_unknown00000000000000"), e.AdminKey, nil).ExpectError(404, "not_found")
 }
@@ -211,8 +211,8 @@ func TestSearchRankingScopeAndBounds(t *testing.T) {
 	}
 	path := "/orgs/c/assistants/" + asst + "/knowledge/search"
 	e.Do("GET", path+"?search="+strings.Repeat("é", 256), e.AdminKey, nil).Expect(200)
-	e.Do("GET", path+"?search="+strings.Repeat("é", 257), e.AdminKey, nil).ExpectError(400, "invalid_argument", "search")
-	e.Do("GET", path+"?search=", e.AdminKey, nil).ExpectError(400, "invalid_argument", "search")
-	e.Do("GET", path, e.AdminKey, nil).ExpectError(400, "invalid_argument", "search")
-	e.Do("GET", path+"?search=x&take=101", e.AdminKey, nil).ExpectError(400, "invalid_argument", "take")
+	e.DoInvalid("GET", path+"?search="+strings.Repeat("é", 257), e.AdminKey, nil).ExpectError(400, "invalid_argument", "search")
+	e.DoInvalid("GET", path+"?search=", e.AdminKey, nil).ExpectError(400, "invalid_argument", "search")
+	e.DoInvalid("GET", path, e.AdminKey, nil).ExpectError(400, "invalid_argument", "search")
+	e.DoInvalid("GET", path+"?search=x&take=101", e.AdminKey, nil).ExpectError(400, "invalid_argument", "take")
 }

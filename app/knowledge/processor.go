@@ -46,6 +46,9 @@ type Contents interface {
 // one finished).
 func (p *Processor) Nudge() { p.loop.Nudge() }
 
+// WaitIdle waits until nothing is due, claimed or under way (claim.Loop.WaitIdle).
+func (p *Processor) WaitIdle(ctx context.Context) error { return p.loop.WaitIdle(ctx) }
+
 // Run processes contents until ctx ends, then waits for those under way.
 func (p *Processor) Run(ctx context.Context) {
 	slots := max(1, p.Workers)

@@ -188,13 +188,13 @@ func TestProcessingResumesAfterACrash(t *testing.T) {
 	}
 
 	e := newEnv(t, func(c *cli.Config) { c.DB.Path, c.Secrets.KeyFile = dbPath, keyFile })
-	time.Sleep(100 * time.Millisecond) // ten ticks of the processor
+	e.WaitIdle() // a claim after the start found nothing due
 	got := getContent(t, e, asst.ID, k.ID)
 	if got.Status != "PROCESSING" || got.ChunksProcessed != 50 || got.ChunksCount != len(chunks) {
 		t.Fatalf("before the lease ends %+v", got)
 	}
 	e.Clock.Advance(app.KnowledgeLease - time.Second)
-	time.Sleep(100 * time.Millisecond)
+	e.WaitIdle()
 	if got = getContent(t, e, asst.ID, k.ID); got.Status != "PROCESSING" {
 		t.Fatalf("taken before the lease ended: %+v", got)
 	}

@@ -47,10 +47,10 @@ func TestBroadcastCreateValidation(t *testing.T) {
 		{map[string]any{"surprise": 1}, "surprise"},
 	}
 	for _, b := range bad {
-		e.Do("POST", "/orgs/c/broadcasts", e.AdminKey, base(b.change)).ExpectError(400, "invalid_argument", b.field)
+		e.DoInvalid("POST", "/orgs/c/broadcasts", e.AdminKey, base(b.change)).ExpectError(400, "invalid_argument", b.field)
 	}
 	// Several problems at once are all named.
-	e.Do("POST", "/orgs/c/broadcasts", e.AdminKey, map[string]any{"integration_id": "email"}).
+	e.DoInvalid("POST", "/orgs/c/broadcasts", e.AdminKey, map[string]any{"integration_id": "email"}).
 		ExpectError(400, "invalid_argument", "name", "identity_id", "subject", "text", "segment_ids")
 	e.Do("POST", "/orgs/c/broadcasts", e.AdminKey, base(map[string]any{"contact_ids": []string{"ct_unknown"}})).ExpectError(404, "not_found")
 	e.Do("POST", "/orgs/c/broadcasts", e.AdminKey, base(map[string]any{"identity_id": "eid_unknown"})).ExpectError(404, "not_found")

@@ -58,9 +58,9 @@ func TestDomainCreateAnswersTheRecordsToPublish(t *testing.T) {
 		t.Fatalf("get %v", got)
 	}
 	for _, bad := range []string{"", "localhost", "not a domain", "a..b", ".a.test", strings.Repeat("a", 64) + ".test", "1.2.3.4", strings.Repeat("a", 250) + ".test", "exa_mple@x.test"} {
-		e.Do("POST", "/orgs/c/domains", e.AdminKey, map[string]string{"domain": bad}).ExpectError(400, "invalid_argument", "domain")
+		e.DoInvalid("POST", "/orgs/c/domains", e.AdminKey, map[string]string{"domain": bad}).ExpectError(400, "invalid_argument", "domain")
 	}
-	e.Do("POST", "/orgs/c/domains", e.AdminKey, map[string]any{"domain": "x.test", "selector": "s"}).
+	e.DoInvalid("POST", "/orgs/c/domains", e.AdminKey, map[string]any{"domain": "x.test", "selector": "s"}).
 		ExpectError(400, "invalid_argument", "selector")
 }
 

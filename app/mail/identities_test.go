@@ -90,16 +90,16 @@ func TestIdentityCreateValidation(t *testing.T) {
 	var d app.Domain
 	e.Do("POST", "/orgs/c/domains", e.AdminKey, map[string]string{"domain": "mine.test"}).Expect(201).JSON(&d)
 	for _, bad := range []string{"", "nobody", "a@other.test", "a@sub.mine.test", "a@mine.test.evil.test", "A <a@mine.test>"} {
-		e.Do("POST", "/orgs/c/emails/identities", e.AdminKey, map[string]any{"email": bad}).ExpectError(400, "invalid_argument", "email")
+		e.DoInvalid("POST", "/orgs/c/emails/identities", e.AdminKey, map[string]any{"email": bad}).ExpectError(400, "invalid_argument", "email")
 	}
 	// Another organization's domain does not count.
 	other, otherKey := e.OrgWithAdmin("Other")
 	e.Do("POST", "/orgs/c/domains", otherKey, map[string]string{"domain": "theirs.test"}).Expect(201)
 	e.Do("POST", "/orgs/c/emails/identities", e.AdminKey, map[string]any{"email": "a@theirs.test"}).ExpectError(400, "invalid_argument", "email")
 	e.Do("POST", "/orgs/"+other.ID+"/emails/identities", e.AdminKey, map[string]any{"email": "a@theirs.test"}).Expect(201)
-	e.Do("POST", "/orgs/c/emails/identities", e.AdminKey, map[string]any{"email": "a@mine.test", "name": strings.Repeat("é", 256)}).
+	e.DoInvalid("POST", "/orgs/c/emails/identities", e.AdminKey, map[string]any{"email": "a@mine.test", "name": strings.Repeat("é", 256)}).
 		ExpectError(400, "invalid_argument", "name")
-	e.Do("POST", "/orgs/c/emails/identities", e.AdminKey, map[string]any{"email": "a@mine.test", "status": "VERIFIED"}).
+	e.DoInvalid("POST", "/orgs/c/emails/identities", e.AdminKey, map[string]any{"email": "a@mine.test", "status": "VERIFIED"}).
 		ExpectError(400, "invalid_argument", "status")
 	e.Do("POST", "/orgs/c/emails/identities", e.AdminKey, map[string]any{"email": "a@mine.test", "name": strings.Repeat("é", 255)}).Expect(201)
 	e.Do("POST", "/orgs/c/emails/identities", e.AdminKey, map[string]any{"email": "A@mine.test"}).ExpectError(409, "conflict", "email")
@@ -122,9 +122,9 @@ func TestIdentityPatch(t *testing.T) {
 	if m["name"] != strings.Repeat("ü", 255) || m["updated_at"] != app.At(e.Clock.Now()).String() || m["created_at"] != b.CreatedAt.String() {
 		t.Fatalf("patched name %v", m)
 	}
-	e.Do("PATCH", path, e.AdminKey, map[string]any{"name": strings.Repeat("ü", 256)}).ExpectError(400, "invalid_argument", "name")
-	e.Do("PATCH", path, e.AdminKey, map[string]any{"email": "c@mine.test"}).ExpectError(400, "invalid_argument", "email")
-	e.Do("PATCH", path, e.AdminKey, map[string]any{"is_default": "yes"}).ExpectError(400, "invalid_argument", "is_default")
+	e.DoInvalid("PATCH", path, e.AdminKey, map[string]any{"name": strings.Repeat("ü", 256)}).ExpectError(400, "invalid_argument", "name")
+	e.DoInvalid("PATCH", path, e.AdminKey, map[string]any{"email": "c@mine.test"}).ExpectError(400, "invalid_argument", "email")
+	e.DoInvalid("PATCH", path, e.AdminKey, map[string]any{"is_default": "yes"}).ExpectError(400, "invalid_argument", "is_default")
 	// is_default on B unsets A in the same request.
 	m = e.Do("PATCH", path, e.AdminKey, map[string]any{"is_default": true}).Expect(200).Map()
 	if m["is_default"] != true {

@@ -160,7 +160,7 @@ func recipientFilters(t *testing.T, e *apitest.Env, big, small app.Broadcast, ha
 	for _, bad := range []string{"status=DONE", "is_sent=yes", "is_opened=1", "integration_id=nope", "sort_field=name",
 		"sort_field=id", "sort_direction=up", "sort_direction=DESC", "take=101", "take=0", "page=0", "next=garbage"} {
 		field := strings.SplitN(bad, "=", 2)[0]
-		e.Do("GET", "/orgs/c/broadcasts/recipients?"+bad, e.AdminKey, nil).ExpectError(400, "invalid_argument", field)
+		e.DoInvalid("GET", "/orgs/c/broadcasts/recipients?"+bad, e.AdminKey, nil).ExpectError(400, "invalid_argument", field)
 	}
 	// Another organization lists none of these.
 	_, otherKey := e.OrgWithAdmin("Other")

@@ -55,7 +55,7 @@ func TestSendingDeliversWithStableMessageIDs(t *testing.T) {
 		}
 	}
 	// Nothing goes twice.
-	time.Sleep(100 * time.Millisecond)
+	e.WaitIdle()
 	if n := len(s.sink.Mails()); n != 2 {
 		t.Fatalf("%d messages", n)
 	}

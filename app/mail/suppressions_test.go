@@ -13,11 +13,11 @@ func TestSuppressionList(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	for _, bad := range []string{"", "nobody", "a b@x.test", "Ann <ann@x.test>", strings.Repeat("a", 250) + "@x.test"} {
-		e.Do("POST", "/orgs/c/suppressions", e.AdminKey, map[string]any{"email": bad}).ExpectError(400, "invalid_argument", "email")
+		e.DoInvalid("POST", "/orgs/c/suppressions", e.AdminKey, map[string]any{"email": bad}).ExpectError(400, "invalid_argument", "email")
 	}
-	e.Do("POST", "/orgs/c/suppressions", e.AdminKey, map[string]any{"email": "a@x.test", "reason": strings.Repeat("r", 256)}).
+	e.DoInvalid("POST", "/orgs/c/suppressions", e.AdminKey, map[string]any{"email": "a@x.test", "reason": strings.Repeat("r", 256)}).
 		ExpectError(400, "invalid_argument", "reason")
-	e.Do("POST", "/orgs/c/suppressions", e.AdminKey, map[string]any{"email": "a@x.test", "why": "x"}).ExpectError(400, "invalid_argument", "why")
+	e.DoInvalid("POST", "/orgs/c/suppressions", e.AdminKey, map[string]any{"email": "a@x.test", "why": "x"}).ExpectError(400, "invalid_argument", "why")
 
 	first := e.Do("POST", "/orgs/c/suppressions", e.AdminKey, map[string]any{"email": "Ann@Example.test"}).Expect(201).Map()
 	if first["email"] != "ann@example.test" || first["reason"] != "manual" || !strings.HasPrefix(str(first, "id"), "sup_") ||
@@ -58,8 +58,8 @@ func TestSuppressionList(t *testing.T) {
 			t.Fatalf("%s: %v, want %v", q, got, want)
 		}
 	}
-	e.Do("GET", "/orgs/c/suppressions?search="+strings.Repeat("s", 257), e.AdminKey, nil).ExpectError(400, "invalid_argument", "search")
-	e.Do("GET", "/orgs/c/suppressions?take=101", e.AdminKey, nil).ExpectError(400, "invalid_argument", "take")
+	e.DoInvalid("GET", "/orgs/c/suppressions?search="+strings.Repeat("s", 257), e.AdminKey, nil).ExpectError(400, "invalid_argument", "search")
+	e.DoInvalid("GET", "/orgs/c/suppressions?take=101", e.AdminKey, nil).ExpectError(400, "invalid_argument", "take")
 
 	// Another organization: its own list, and our entries are not found.
 	_, otherKey := e.OrgWithAdmin("Other")

@@ -39,6 +39,9 @@ func NewWorker(svc Recipients, workers, perOrg int, tick time.Duration, log *slo
 // Nudge asks for a claim now (a broadcast was created, a send finished).
 func (w *Worker) Nudge() { w.loop.Nudge() }
 
+// WaitIdle waits until nothing is due, claimed or under way (claim.Loop.WaitIdle).
+func (w *Worker) WaitIdle(ctx context.Context) error { return w.loop.WaitIdle(ctx) }
+
 // Run sends until ctx ends, then waits for the sends under way.
 func (w *Worker) Run(ctx context.Context) { w.loop.Run(ctx, w.claim) }
 

@@ -34,9 +34,9 @@ func TestCreateValidatesNameAndEvents(t *testing.T) {
 		{map[string]any{"name": "h", "url": rcv.URL, "events": []string{app.EventContactBlocked}, "secret": "whsec_mine"}, "secret"},
 	}
 	for _, c := range cases {
-		e.Do("POST", "/orgs/c/webhooks", e.AdminKey, c.body).ExpectError(400, "invalid_argument", c.field)
+		e.DoInvalid("POST", "/orgs/c/webhooks", e.AdminKey, c.body).ExpectError(400, "invalid_argument", c.field)
 	}
-	r := e.Do("POST", "/orgs/c/webhooks", e.AdminKey, map[string]any{"name": "h", "url": rcv.URL, "events": []string{"ping"}})
+	r := e.DoInvalid("POST", "/orgs/c/webhooks", e.AdminKey, map[string]any{"name": "h", "url": rcv.URL, "events": []string{"ping"}})
 	if why := r.ErrorFields()["events"]; !strings.Contains(why, "ping") {
 		t.Fatalf("fields.events %q does not explain ping", why)
 	}
@@ -47,8 +47,8 @@ func TestCreateValidatesNameAndEvents(t *testing.T) {
 	}
 	// PATCH validates events the same way.
 	w := e.Webhook(e.AdminKey, "c", rcv.URL, app.EventContactBlocked)
-	e.Do("PATCH", "/orgs/c/webhooks/"+w.ID, e.AdminKey, map[string]any{"events": []string{"ping"}}).ExpectError(400, "invalid_argument", "events")
-	e.Do("PATCH", "/orgs/c/webhooks/"+w.ID, e.AdminKey, map[string]any{"events": []string{}}).ExpectError(400, "invalid_argument", "events")
+	e.DoInvalid("PATCH", "/orgs/c/webhooks/"+w.ID, e.AdminKey, map[string]any{"events": []string{"ping"}}).ExpectError(400, "invalid_argument", "events")
+	e.DoInvalid("PATCH", "/orgs/c/webhooks/"+w.ID, e.AdminKey, map[string]any{"events": []string{}}).ExpectError(400, "invalid_argument", "events")
 }
 
 func TestCreateAnswersFullSecretAndReadsMaskIt(t *testing.T) {
@@ -258,7 +258,7 @@ func TestDeliveriesListFiltersOrdersAndPaginates(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"failed", "DONE", "PENDING,FAILED"} {
-		e.Do("GET", "/orgs/c/webhooks/"+w.ID+"/deliveries?status="+bad, e.AdminKey, nil).ExpectError(400, "invalid_argument", "status")
+		e.DoInvalid("GET", "/orgs/c/webhooks/"+w.ID+"/deliveries?status="+bad, e.AdminKey, nil).ExpectError(400, "invalid_argument", "status")
 	}
 
 	seen := []string{}
@@ -285,8 +285,8 @@ func TestDeliveriesListFiltersOrdersAndPaginates(t *testing.T) {
 			t.Fatalf("paging order %v, want newest first %v", seen, ids)
 		}
 	}
-	e.Do("GET", "/orgs/c/webhooks/"+w.ID+"/deliveries?take=101", e.AdminKey, nil).ExpectError(400, "invalid_argument", "take")
-	e.Do("GET", "/orgs/c/webhooks/"+w.ID+"/deliveries?page=0", e.AdminKey, nil).ExpectError(400, "invalid_argument", "page")
+	e.DoInvalid("GET", "/orgs/c/webhooks/"+w.ID+"/deliveries?take=101", e.AdminKey, nil).ExpectError(400, "invalid_argument", "take")
+	e.DoInvalid("GET", "/orgs/c/webhooks/"+w.ID+"/deliveries?page=0", e.AdminKey, nil).ExpectError(400, "invalid_argument", "page")
 }
 
 // Every webhook route answers 404 for an endpoint (or delivery) of another organization,

@@ -58,6 +58,9 @@ func NewDispatcher(svc Deliveries, clock app.Clock, sender app.WebhookSender, wo
 // Nudge asks for a claim now rather than at the next tick (new events, a finished job).
 func (d *Dispatcher) Nudge() { d.loop.Nudge() }
 
+// WaitIdle waits until nothing is due, claimed or under way (claim.Loop.WaitIdle).
+func (d *Dispatcher) WaitIdle(ctx context.Context) error { return d.loop.WaitIdle(ctx) }
+
 // Run claims and dispatches until ctx ends, then waits for the running deliveries: those cut
 // short by the shutdown are released without using an attempt, the attempts made are
 // recorded.

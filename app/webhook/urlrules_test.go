@@ -70,7 +70,7 @@ func TestCreateRefusesEveryForbiddenTarget(t *testing.T) {
 		{"https:///hook", "absolute https URL"},
 	}
 	for _, c := range cases {
-		r := e.Do("POST", "/orgs/c/webhooks", e.AdminKey, createBody(c.url))
+		r := e.DoInvalid("POST", "/orgs/c/webhooks", e.AdminKey, createBody(c.url))
 		if r.Status != 400 || r.ErrorCode() != "invalid_argument" {
 			t.Errorf("%s: status %d, body %s; want 400 invalid_argument", c.url, r.Status, r.Body)
 			continue
@@ -115,7 +115,7 @@ func TestPatchWithForbiddenURLChangesNothing(t *testing.T) {
 	e.Do("GET", "/orgs/c/webhooks/"+w.ID, e.AdminKey, nil).Expect(200).JSON(&before)
 	e.Clock.Advance(time.Second)
 	for _, u := range []string{"http://patch.example.test/hook", "https://10.1.2.3/hook", "https://patch-internal.example.test/"} {
-		r := e.Do("PATCH", "/orgs/c/webhooks/"+w.ID, e.AdminKey, map[string]any{"url": u, "name": "renamed"})
+		r := e.DoInvalid("PATCH", "/orgs/c/webhooks/"+w.ID, e.AdminKey, map[string]any{"url": u, "name": "renamed"})
 		r.ExpectError(400, "invalid_argument", "url")
 	}
 	var after app.Webhook

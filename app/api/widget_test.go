@@ -131,7 +131,6 @@ func TestWidgetConversation(t *testing.T) {
 	t.Parallel()
 	w := newWidget(t, nil)
 	e := w.e
-	e.CheckOpenAPI()
 	token, s := w.start(t, map[string]any{})
 	if s["chat"] != nil || s["widget"].(map[string]any)["welcome_banner"] != "Hi! Ask us anything." {
 		t.Fatalf("session %v", s)

@@ -124,7 +124,7 @@ func TestAssistantIntegrationConfigRules(t *testing.T) {
 			[]string{"config.imap.port", "secrets.imap_password"}},
 	}
 	for _, c := range bad {
-		res := e.Do("POST", asiPath(asst), e.AdminKey, c.body).Expect(400)
+		res := e.DoInvalid("POST", asiPath(asst), e.AdminKey, c.body).Expect(400)
 		var body struct {
 			Error struct{ Fields map[string]string }
 		}

@@ -28,6 +28,9 @@ type widgetEnv struct {
 }
 
 func newWidget(t *testing.T, config map[string]any, configure ...func(*cli.Config)) *widgetEnv {
+	if config == nil {
+		config = map[string]any{}
+	}
 	t.Helper()
 	e := apitest.New(t, configure...)
 	w := &widgetEnv{e: e}
@@ -53,13 +56,22 @@ func (w *widgetEnv) api(rest string) string { return "/widget/" + w.asi + "/api"
 
 // visitor calls the visitor API with a session token.
 func (w *widgetEnv) visitor(method, path, token string, body any) *apitest.Response {
+	return w.e.Send(w.visitorRequest(method, path, token, body))
+}
+
+// visitorInvalid is visitor for a request that breaks the document on purpose.
+func (w *widgetEnv) visitorInvalid(method, path, token string, body any) *apitest.Response {
+	return w.e.Send(apitest.Invalid(w.visitorRequest(method, path, token, body)))
+}
+
+func (w *widgetEnv) visitorRequest(method, path, token string, body any) *http.Request {
 	req := w.e.Request(method, w.api(path), "", body)
 	if token != "" {
 		req.Header.Set("X-Session-Token", token)
 	}
 	req.Header.Set("User-Agent", "WidgetTest/1.0")
 	req.Header.Set("Accept-Language", "fr-CH, fr;q=0.9")
-	return w.e.Send(req)
+	return req
 }
 
 func (w *widgetEnv) start(t *testing.T, body map[string]any) (token string, session map[string]any) {
@@ -260,7 +272,7 @@ func TestWidgetVisitorIsolation(t *testing.T) {
 	e.Do("GET", w.api("/stream?token="+b+"&chat_id="+chatID), "", nil).Expect(404)
 	w.visitor("GET", "/messages", b, nil).Expect(404) // b has no chat yet
 	w.visitor("GET", "/session", "wst_nope", nil).Expect(401)
-	w.visitor("GET", "/session", "", nil).Expect(401)
+	w.visitorInvalid("GET", "/session", "", nil).Expect(401)
 	w.visitor("POST", "/messages", e.AdminKey, map[string]any{"text": "x"}).Expect(401)
 
 	// Another widget (of another organization) does not know a's token.
@@ -282,10 +294,10 @@ func TestWidgetTextBounds(t *testing.T) {
 	w := newWidget(t, nil, apitest.NoRuns)
 	tok, _ := w.start(t, map[string]any{})
 	w.visitor("POST", "/messages", tok, map[string]any{"text": strings.Repeat("é", 4000)}).Expect(201)
-	w.visitor("POST", "/messages", tok, map[string]any{"text": strings.Repeat("é", 4001)}).Expect(400)
-	w.visitor("POST", "/messages", tok, map[string]any{"text": "   "}).Expect(400)
-	w.visitor("POST", "/messages", tok, map[string]any{"text": "x", "role": "admin"}).Expect(400)
-	w.visitor("POST", "/messages", tok, `{"text":"`+strings.Repeat("a", 33<<10)+`"}`).Expect(413)
+	w.visitorInvalid("POST", "/messages", tok, map[string]any{"text": strings.Repeat("é", 4001)}).Expect(400)
+	w.visitorInvalid("POST", "/messages", tok, map[string]any{"text": "   "}).Expect(400)
+	w.visitorInvalid("POST", "/messages", tok, map[string]any{"text": "x", "role": "admin"}).Expect(400)
+	w.visitorInvalid("POST", "/messages", tok, `{"text":"`+strings.Repeat("a", 33<<10)+`"}`).Expect(413)
 	var list []any
 	w.visitor("GET", "/messages", tok, nil).Expect(200).JSON(&list)
 	if len(list) != 1 {
@@ -510,7 +522,7 @@ func TestWidgetFileUpload(t *testing.T) {
 	if part["type"] != "file" || part["file"].(map[string]any)["id"] != files[0]["id"] {
 		t.Fatalf("file part %v", part)
 	}
-	w.e.Do("POST", "/orgs/c/chats/"+chatID+"/messages", w.e.AdminKey, map[string]any{"role": "admin",
+	w.e.DoInvalid("POST", "/orgs/c/chats/"+chatID+"/messages", w.e.AdminKey, map[string]any{"role": "admin",
 		"messages": []map[string]any{{"role": "admin", "parts": []map[string]any{{"type": "file", "text": "x",
 			"file": map[string]any{"id": "file_forged"}}}}}}).Expect(400)
 	upload("", 10).Expect(400)

@@ -123,9 +123,25 @@ func TestWidgetInABrowser(t *testing.T) {
 		return chromedp.Click(chromedp.CSS("#send button"), o)
 	})
 	frameText(t, ctx, ".msg.user", "What are your opening hours?")
-	e.Clock.Advance(time.Second) // the debounce: the assistant's run starts
+	// The debounce: the clock moves on until the answer is complete. One step was not enough
+	// on a loaded machine: the page may show the message before its POST has committed, and a
+	// step taken before the commit leaves the run due a second later, forever.
+	stopClock := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopClock:
+				return
+			case <-tick.C:
+				e.Clock.Advance(time.Second)
+			}
+		}
+	}()
 	answer := frameText(t, ctx, ".msg.assistant", "nine to five")
 	frameText(t, ctx, `.msg.assistant[data-status="COMPLETED"]`, "nine to five")
+	close(stopClock)
 	browsertest.Screenshot(t, ctx, "widget-answer", 1280)
 
 	// A member's reply through the API appears without a reload.

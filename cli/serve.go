@@ -53,6 +53,7 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 		return err
 	}
 	defer rt.Close()
+	sweepExtractors(rt)
 	srv := newHTTPServer(e.cfg.HTTP, rt.Handler)
 	srv.RegisterOnShutdown(rt.Hub.Close) // open streams end, so the drain does not wait on them
 	// Bind before the first-start banner: a taken port must not cost the only showing of the
@@ -183,4 +184,16 @@ func tryURL(publicURL, boundAddr string) string {
 		return scheme + "://" + boundAddr
 	}
 	return publicURL
+}
+
+// sweepExtractors kills the extraction children a dead server on this database left behind,
+// before the processor starts new ones (knowledge.Extractor.SweepLeftovers).
+func sweepExtractors(rt *Runtime) {
+	n, err := rt.Knowledge.Extract.SweepLeftovers()
+	if err != nil {
+		rt.Log.Warn("knowledge: could not end extraction children a previous server left", "err", err)
+	}
+	if n > 0 {
+		rt.Log.Warn("knowledge: ended extraction children a previous server left running", "count", n)
+	}
 }

@@ -41,6 +41,9 @@ func serveCmd(e *env) *cobra.Command {
 // ready, when set, is told the address once the listener is open (tests use port 0).
 func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 	log := e.logger()
+	if err := e.cfg.Metrics.check(); err != nil {
+		return err
+	}
 	unlock, err := lockServe(e.cfg.DB.Path)
 	if err != nil {
 		return err
@@ -67,7 +70,7 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 		return err
 	}
 	rt.Start()
-	stopMetrics, err := serveMetrics(ctx, e.cfg.Metrics.Addr, rt.Metrics, log)
+	stopMetrics, err := serveMetrics(ctx, e.cfg.Metrics, rt.Metrics, log)
 	if err != nil {
 		return err
 	}

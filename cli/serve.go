@@ -5,10 +5,13 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -44,6 +47,7 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 	if err := e.cfg.Metrics.check(); err != nil {
 		return err
 	}
+	e.logConfiguration(log)
 	unlock, err := lockServe(e.cfg.DB.Path)
 	if err != nil {
 		return err
@@ -199,4 +203,16 @@ func sweepExtractors(rt *Runtime) {
 	if n > 0 {
 		rt.Log.Warn("knowledge: ended extraction children a previous server left running", "count", n)
 	}
+}
+
+// logConfiguration says what this start runs on: the configuration file read (none: the
+// defaults and APP_* variables), the database, and the model that answers by default.
+func (e *env) logConfiguration(log *slog.Logger) {
+	file := e.configRead
+	if file == "" {
+		file = "none (defaults, APP_* environment, flags)"
+	}
+	m := e.cfg.Models
+	log.Info("configuration", "config", file, "db", e.cfg.DB.Path, "default_model", m.DefaultModel(),
+		"fallback_model", m.Fallback, "providers", strings.Join(slices.Sorted(maps.Keys(m.Providers)), ","))
 }

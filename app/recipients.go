@@ -122,7 +122,7 @@ func ParseRecipientFilter(get func(string) string) (RecipientFilter, error) {
 		p.Add("status", "must be ALL, SENDING or PROCESSED")
 	}
 	if f.IntegrationID != "" && !ValidIntegration(f.IntegrationID) {
-		p.Add("integration_id", "is not an integration id")
+		p.Add("integration_id", "must be one of "+strings.Join(Integrations, ", "))
 	}
 	for _, flag := range RecipientFlags {
 		switch v := get("is_" + flag); v {

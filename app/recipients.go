@@ -310,12 +310,7 @@ func (s *Service) completeBroadcast(tx Tx, orgID, id string, now Time) error {
 		return err
 	}
 	if total > 0 && failed == total {
-		if err := tx.SetBroadcastStatus(orgID, id, BroadcastFailed, now); err != nil {
-			return err
-		}
-		b.Status = BroadcastFailed
-		_, err = s.Emit(tx, orgID, EventBroadcastFailed, b)
-		return err
+		return s.failBroadcast(tx, orgID, id, now)
 	}
 	return tx.SetBroadcastStatus(orgID, id, BroadcastSent, now)
 }

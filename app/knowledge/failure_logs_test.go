@@ -13,7 +13,7 @@ import (
 // a WARN line naming the organization, assistant, content and the reason.
 func TestFailedKnowledgeIsLogged(t *testing.T) {
 	t.Parallel()
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "gone", 410) }))
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "gone", http.StatusGone) }))
 	defer s.Close()
 	var log apitest.LogBuffer
 	e := apitest.NewLogged(t, &log, nil, apitest.Unlimited)

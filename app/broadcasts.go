@@ -32,20 +32,23 @@ type BroadcastCounts struct {
 
 // Broadcast is a campaign to the contacts of segments and explicit contacts.
 type Broadcast struct {
-	ID            string          `json:"id"`
-	Name          string          `json:"name"`
-	IntegrationID string          `json:"integration_id"`
-	IdentityID    *string         `json:"identity_id"`
-	Subject       string          `json:"subject"`
-	Text          string          `json:"text"`
-	HTML          string          `json:"html"`
-	SegmentIDs    []string        `json:"segment_ids"`
-	ContactIDs    []string        `json:"contact_ids"`
-	Status        string          `json:"status"`
-	Counts        BroadcastCounts `json:"counts"`
-	CreatedAt     Time            `json:"created_at"`
-	UpdatedAt     Time            `json:"updated_at"`
-	OrgID         string          `json:"-"`
+	ID            string   `json:"id"`
+	Name          string   `json:"name"`
+	IntegrationID string   `json:"integration_id"`
+	IdentityID    *string  `json:"identity_id"`
+	Subject       string   `json:"subject"`
+	Text          string   `json:"text"`
+	HTML          string   `json:"html"`
+	SegmentIDs    []string `json:"segment_ids"`
+	ContactIDs    []string `json:"contact_ids"`
+	Status        string   `json:"status"`
+	// Error says why a FAILED broadcast failed (null otherwise). It is derived from the
+	// status and counts when the broadcast is read (explain), not stored.
+	Error     *string         `json:"error"`
+	Counts    BroadcastCounts `json:"counts"`
+	CreatedAt Time            `json:"created_at"`
+	UpdatedAt Time            `json:"updated_at"`
+	OrgID     string          `json:"-"`
 }
 
 // BroadcastTx is the broadcasts part of a transaction.
@@ -133,8 +136,8 @@ func (s *Service) CreateBroadcast(ctx context.Context, orgID string, in Broadcas
 		if err != nil {
 			return err
 		}
-		if n == 0 {
-			if err := tx.SetBroadcastStatus(orgID, b.ID, BroadcastSent, now); err != nil {
+		if n == 0 { // nobody to send to: it fails as a whole, and says so
+			if err := s.failBroadcast(tx, orgID, b.ID, now); err != nil {
 				return err
 			}
 		} else if b.IntegrationID == IntegrationCustom {
@@ -143,9 +146,39 @@ func (s *Service) CreateBroadcast(ctx context.Context, orgID string, in Broadcas
 			}
 		}
 		b, err = tx.GetBroadcast(orgID, b.ID)
+		b.explain()
 		return err
 	})
 	return b, err
+}
+
+// failBroadcast marks a broadcast FAILED and emits broadcast.failed with it.
+func (s *Service) failBroadcast(tx Tx, orgID, id string, now Time) error {
+	if err := tx.SetBroadcastStatus(orgID, id, BroadcastFailed, now); err != nil {
+		return err
+	}
+	b, err := tx.GetBroadcast(orgID, id)
+	if err != nil {
+		return err
+	}
+	b.explain()
+	_, err = s.Emit(tx, orgID, EventBroadcastFailed, b)
+	return err
+}
+
+// explain fills Error of a FAILED broadcast: with no recipient at all, no target contact
+// had a channel of its integration (so nothing was sent, rather than a SENT with zero);
+// otherwise every recipient failed, each saying why in its error_message.
+func (b *Broadcast) explain() {
+	if b.Status != BroadcastFailed {
+		b.Error = nil
+		return
+	}
+	why := "every recipient failed: see the recipients' error_message"
+	if b.Counts.Recipients == 0 {
+		why = "no recipient: none of the target contacts has a channel of the " + b.IntegrationID + " integration"
+	}
+	b.Error = &why
 }
 
 func (s *Service) checkBroadcastRefs(tx Tx, b Broadcast) error {
@@ -176,10 +209,20 @@ func orEmpty(xs []string) []string {
 
 // GetBroadcast reads a broadcast with its counts.
 func (s *Service) GetBroadcast(ctx context.Context, orgID, id string) (Broadcast, error) {
-	return readOne(ctx, s.Store, func(tx Tx) (Broadcast, error) { return tx.GetBroadcast(orgID, id) })
+	return readOne(ctx, s.Store, func(tx Tx) (b Broadcast, err error) {
+		b, err = tx.GetBroadcast(orgID, id)
+		b.explain()
+		return b, err
+	})
 }
 
 // ListBroadcasts lists broadcasts, newest first.
 func (s *Service) ListBroadcasts(ctx context.Context, orgID string, pg Page) (List[Broadcast], error) {
-	return readPage(ctx, s.Store, func(tx Tx) ([]Broadcast, int, error) { return tx.ListBroadcasts(orgID, pg) })
+	return readPage(ctx, s.Store, func(tx Tx) ([]Broadcast, int, error) {
+		bs, n, err := tx.ListBroadcasts(orgID, pg)
+		for i := range bs {
+			bs[i].explain()
+		}
+		return bs, n, err
+	})
 }

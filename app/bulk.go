@@ -34,6 +34,9 @@ type BulkResult struct {
 	Updated []BulkChannel `json:"updated"`
 	Invalid []BulkChannel `json:"invalid"`
 	Errors  []string      `json:"errors,omitempty"`
+	// InvalidAt is the index in the request of each invalid item, in the same order: the
+	// CLI's import names the file's row of each (the API's answer keeps the spec's shape).
+	InvalidAt []int `json:"-"`
 }
 
 // ChannelRef locates an existing channel.

@@ -36,6 +36,7 @@ func (p *bulkPlan) result() BulkResult {
 			r.Updated = append(r.Updated, p.items[i])
 		default:
 			r.Invalid = append(r.Invalid, p.items[i])
+			r.InvalidAt = append(r.InvalidAt, i)
 		}
 	}
 	return r

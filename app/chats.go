@@ -201,8 +201,9 @@ type ChatInput struct {
 	Features               Features `json:"features"`
 }
 
-func validateChatInput(in *ChatInput) error {
+func (s *Service) validateChatInput(ctx context.Context, in *ChatInput) error {
 	p := Problems{}
+	s.checkToolCallbacks(ctx, p, in.Tools)
 	if in.Model == "" {
 		in.Model = AutoModel
 	}
@@ -230,7 +231,7 @@ func validateChatInput(in *ChatInput) error {
 // that channel's integration, state OPEN, AI on when an assistant is set; without, it is an
 // internal chat of the caller.
 func (s *Service) CreateChat(ctx context.Context, c Caller, in ChatInput) (chat Chat, err error) {
-	if err := validateChatInput(&in); err != nil {
+	if err := s.validateChatInput(ctx, &in); err != nil {
 		return Chat{}, err
 	}
 	now := s.now()

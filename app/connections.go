@@ -94,7 +94,7 @@ func (s *Service) GetConnection(ctx context.Context, orgID, id string) (Connecti
 // ListConnections lists connections by name, optionally of one type.
 func (s *Service) ListConnections(ctx context.Context, orgID, typ string, pg Page) (l List[Connection], err error) {
 	if typ != "" && !slices.Contains(ConnectionTypes, typ) {
-		return l, Invalid("type", "must be a connection type")
+		return l, Invalid("type", "must be one of "+strings.Join(ConnectionTypes, ", "))
 	}
 	return readPage(ctx, s.Store, func(tx Tx) ([]Connection, int, error) { return tx.ListConnections(orgID, typ, pg) })
 }

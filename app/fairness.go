@@ -120,6 +120,31 @@ func groupDue(due []Due) []*dueOrg {
 	return orgs
 }
 
+// ByTenant answers the room and due regrouped by tenant, the top-level organization
+// (tenant maps an organization to its own; one missing stands for itself): PerOrg and the
+// round-robin then count a tenant's sub-organizations together, so that a tenant cannot hold
+// more workers than its share by spreading its work over sub-organizations. Queues keep their
+// ids (endpoints, broadcasts, assistants and chats are unique across organizations).
+func (r ClaimRoom) ByTenant(due []Due, tenant map[string]string) (ClaimRoom, []Due) {
+	of := func(org string) string {
+		if t, ok := tenant[org]; ok {
+			return t
+		}
+		return org
+	}
+	inFlight := make(map[string]int, len(r.Org))
+	for o, n := range r.Org {
+		inFlight[of(o)] += n
+	}
+	r.Org = inFlight
+	out := make([]Due, len(due))
+	for i, d := range due {
+		d.Org = of(d.Org)
+		out[i] = d
+	}
+	return r, out
+}
+
 // anyDue runs a cheap look for due work on a reader when room asks for it (idle loops), so
 // they do not take the single writer connection on every tick; busy loops skip it.
 func (s *Service) anyDue(ctx context.Context, room ClaimRoom, look func(Tx) (bool, error)) (due bool, err error) {

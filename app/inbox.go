@@ -58,7 +58,7 @@ func ParseInboxFilter(get func(string) string, memberID string) (InboxFilter, er
 	p := Problems{}
 	validateSearch(p, f.Search, false)
 	if f.IntegrationID != "" && !ValidIntegration(f.IntegrationID) {
-		p.Add("integration_id", "is not an integration id")
+		p.Add("integration_id", "must be one of "+strings.Join(Integrations, ", "))
 	}
 	checks := []struct {
 		field, value string

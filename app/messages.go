@@ -129,8 +129,9 @@ type MessageInput struct {
 	IsBroadcastMessage bool     `json:"is_broadcast_message"`
 }
 
-func validateMessage(in *MessageInput) error {
+func (s *Service) validateMessage(ctx context.Context, in *MessageInput) error {
 	p := Problems{}
+	s.checkToolCallbacks(ctx, p, in.Tools)
 	if !slices.Contains(MessageRoles, in.Role) {
 		p.Add("role", "must be one of "+strings.Join(MessageRoles, ", "))
 	}
@@ -164,7 +165,7 @@ func messageText(turns []Turn) string {
 // AddMessage appends a message. A contact's message (role user) raises the members' unseen
 // count and last_contact_message_at; a member's or the assistant's raises the contact's.
 func (s *Service) AddMessage(ctx context.Context, c Caller, chatID string, in MessageInput) (m Message, err error) {
-	if err := validateMessage(&in); err != nil {
+	if err := s.validateMessage(ctx, &in); err != nil {
 		return Message{}, err
 	}
 	var stopped []string

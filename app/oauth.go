@@ -103,7 +103,7 @@ func (s *Service) oauthProvider(p Problems, typ string, subdomain *string) (OAut
 		p.Add("subdomain", "must match ^[a-z0-9-]+$")
 	}
 	if !slices.Contains(ConnectionTypes, typ) {
-		p.Add("type", "must be a connection type")
+		p.Add("type", "must be one of "+strings.Join(ConnectionTypes, ", "))
 		return OAuthProvider{}, false
 	}
 	prov, ok := s.OAuth[typ]

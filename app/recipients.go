@@ -122,7 +122,7 @@ func ParseRecipientFilter(get func(string) string) (RecipientFilter, error) {
 		p.Add("status", "must be ALL, SENDING or PROCESSED")
 	}
 	if f.IntegrationID != "" && !ValidIntegration(f.IntegrationID) {
-		p.Add("integration_id", "is not an integration id")
+		p.Add("integration_id", "must be one of "+strings.Join(Integrations, ", "))
 	}
 	for _, flag := range RecipientFlags {
 		switch v := get("is_" + flag); v {
@@ -311,12 +311,7 @@ func (s *Service) completeBroadcast(tx Tx, orgID, id string, now Time) error {
 		return err
 	}
 	if total > 0 && failed == total {
-		if err := tx.SetBroadcastStatus(orgID, id, BroadcastFailed, now); err != nil {
-			return err
-		}
-		b.Status = BroadcastFailed
-		_, err = s.Emit(tx, orgID, EventBroadcastFailed, b)
-		return err
+		return s.failBroadcast(tx, orgID, id, now)
 	}
 	return tx.SetBroadcastStatus(orgID, id, BroadcastSent, now)
 }

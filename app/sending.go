@@ -238,6 +238,8 @@ func (s *Service) recordSend(ctx context.Context, r Recipient, msgID *string, fa
 	outcome := "sent"
 	if failure != "" {
 		outcome = "failed"
+		s.Log.Warn("broadcasts: recipient failed", "org", r.OrgID, "broadcast", r.BroadcastID, "recipient", r.ID,
+			"integration", r.IntegrationID, "err", failure)
 	}
 	defer func() { s.countSend(r, outcome, err) }()
 	return s.Store.Write(ctx, func(tx Tx) error {

@@ -108,3 +108,18 @@ func (s *Service) RecordToolCall(ctx context.Context, job RunJob, call ToolCallP
 	ev := ToolCallEvent{MessageID: job.MessageID, ChatID: job.ChatID, ToolCall: call}
 	return s.Store.Write(ctx, func(tx Tx) error { return s.EmitStream(tx, job.OrgID, job.ChatID, StreamMessageToolCall, ev) })
 }
+
+// checkToolCallbacks applies the webhook URL rules (CheckTargetURL) to every tool's callback
+// when a chat or a message is saved: the run POSTs there later, so a file://, loopback or
+// metadata address is refused now, naming the tool, rather than found out by a failing run.
+// A tool without a callback is an action or built-in tool and has nothing to check.
+func (s *Service) checkToolCallbacks(ctx context.Context, p Problems, tools []Tool) {
+	for i, t := range tools {
+		if t.Callback == "" {
+			continue
+		}
+		if why := s.CheckTargetURL(ctx, t.Callback); why != "" {
+			p.Add("tools["+itoa(i)+"].callback", why)
+		}
+	}
+}

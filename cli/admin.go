@@ -206,6 +206,9 @@ func migrateCmd(e *env) *cobra.Command {
 // first, unlike the runtime's open): fn runs with it open, closed once fn returns.
 func (e *env) onDatabase(fn func(cmd *cobra.Command, db *sqlite.DB) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, _ []string) error {
+		if err := e.needDatabase(); err != nil {
+			return err
+		}
 		db, err := sqlite.Open(e.cfg.DB.Path)
 		if err != nil {
 			return err
@@ -224,6 +227,9 @@ func backupCmd(e *env) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file, keyFile := args[0], args[0]+".key"
+			if err := e.needDatabase(); err != nil {
+				return err
+			}
 			if _, err := os.Lstat(keyFile); err == nil {
 				return fmt.Errorf("backup: %s already exists", keyFile)
 			}

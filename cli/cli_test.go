@@ -75,9 +75,19 @@ func authenticates(t *testing.T, path, token string) bool {
 	return ok
 }
 
+// newDatabase creates dir/app.db as an operator would (`app migrate up`) and answers its path.
+func newDatabase(t *testing.T, dir string) string {
+	t.Helper()
+	db := filepath.Join(dir, "app.db")
+	mustCLI(t, db, "migrate", "up")
+	return db
+}
+
+// keys create on a database with no organization yet (made by `migrate up`) makes the
+// Default organization and its owner.
 func TestKeysCreateBootstrapsEmptyDatabase(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "app.db")
+	db := newDatabase(t, t.TempDir())
 	out, errOut, err := runCLI(t, db, "keys", "create", "--name", "first")
 	if err != nil {
 		t.Fatalf("%v: %s", err, errOut)
@@ -118,7 +128,7 @@ func TestKeysCreateBootstrapsEmptyDatabase(t *testing.T) {
 
 func TestOrgsCommands(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "app.db")
+	db := newDatabase(t, t.TempDir())
 	id := strings.TrimSpace(mustCLI(t, db, "orgs", "create", "--name", "A"))
 	if !regexp.MustCompile(`^org_[0-9A-Za-z]{20}$`).MatchString(id) {
 		t.Fatalf("orgs create printed %q", id)
@@ -179,7 +189,7 @@ func TestOrgsCommands(t *testing.T) {
 
 func TestKeysCommands(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "app.db")
+	db := newDatabase(t, t.TempDir())
 	admin := strings.TrimSpace(mustCLI(t, db, "keys", "create", "--name", "admin"))
 	orgID := strings.TrimSpace(mustCLI(t, db, "orgs", "create", "--name", "Other"))
 	var other app.NewKey
@@ -289,7 +299,7 @@ func TestMigrateCommands(t *testing.T) {
 func TestBackup(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "app.db")
+	db := newDatabase(t, dir)
 	token := strings.TrimSpace(mustCLI(t, db, "keys", "create", "--name", "k"))
 	id := strings.TrimSpace(mustCLI(t, db, "orgs", "create", "--name", "Backed up"))
 	copyPath := filepath.Join(dir, "copy.db")

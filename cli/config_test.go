@@ -271,7 +271,7 @@ func TestConfigLayers(t *testing.T) {
 		cmd := NewRootCmd()
 		cmd.SetOut(new(strings.Builder))
 		cmd.SetErr(new(strings.Builder))
-		cmd.SetArgs([]string{"orgs", "create", "--name", "x", "--db", flagPath})
+		cmd.SetArgs([]string{"migrate", "up", "--db", flagPath})
 		if err := cmd.Execute(); err != nil {
 			t.Fatal(err)
 		}

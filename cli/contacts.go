@@ -15,7 +15,7 @@ import (
 
 func contactsCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{Use: "contacts", Short: "Manage contacts"}
-	var org, segment string
+	var orgRef, segment string
 	var dry bool
 	imp := &cobra.Command{
 		Use:   "import FILE.csv",
@@ -25,7 +25,7 @@ func contactsCmd(e *env) *cobra.Command {
 			"POST /contacts/bulk; a row repeating one of an earlier chunk is matched as updated.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rows, err := readContactsCSV(args[0], e.stderr)
+			rows, lines, err := readContactsCSV(args[0], e.stderr)
 			if err != nil {
 				return err
 			}
@@ -34,6 +34,10 @@ func contactsCmd(e *env) *cobra.Command {
 				return err
 			}
 			defer done()
+			org, err := resolveOrg(cmd.Context(), svc, orgRef)
+			if err != nil {
+				return err
+			}
 			var segs []string
 			if segment != "" {
 				segs = []string{segment}
@@ -54,7 +58,9 @@ func contactsCmd(e *env) *cobra.Command {
 				total.Created = append(total.Created, res.Created...)
 				total.Updated = append(total.Updated, res.Updated...)
 				total.Invalid = append(total.Invalid, res.Invalid...)
-				total.Errors = append(total.Errors, res.Errors...)
+				for i, why := range res.Errors { // named by the file's row, so it can be found and fixed
+					total.Errors = append(total.Errors, fmt.Sprintf("line %d: %s", lines[start+res.InvalidAt[i]], why))
+				}
 				bar.set(start + len(chunk.Channels))
 			}
 			bar.done()
@@ -68,12 +74,12 @@ func contactsCmd(e *env) *cobra.Command {
 					text += fmt.Sprintf("  ... and %d more\n", len(total.Invalid)-20)
 					break
 				}
-				text += fmt.Sprintf("  invalid %s: %s\n", describeItem(it), total.Errors[i])
+				text += fmt.Sprintf("  invalid %s (%s)\n", describeItem(it), total.Errors[i])
 			}
 			return e.print(total, text)
 		},
 	}
-	imp.Flags().StringVar(&org, "org", "", "organization id (required)")
+	imp.Flags().StringVar(&orgRef, "org", "", "organization id, or c for the default organization (required)")
 	imp.Flags().StringVar(&segment, "segment", "", "add every created or updated contact to this segment")
 	imp.Flags().BoolVar(&dry, "dry-run", false, "classify only; write nothing")
 	_ = imp.MarkFlagRequired("org")
@@ -90,23 +96,24 @@ func describeItem(it app.BulkChannel) string {
 	return "(empty row)"
 }
 
-// readContactsCSV reads every row, showing progress by bytes for big files.
-func readContactsCSV(path string, stderr io.Writer) ([]app.BulkChannel, error) {
+// readContactsCSV reads every row and the file's line each starts on, showing progress by
+// bytes for big files.
+func readContactsCSV(path string, stderr io.Writer) (rows []app.BulkChannel, lines []int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	counter := &countingReader{r: f}
 	r := csv.NewReader(counter)
 	r.FieldsPerRecord = -1
 	header, err := r.Read()
 	if err != nil {
-		return nil, fmt.Errorf("%s: no header row: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: no header row: %w", path, err)
 	}
 	cols := map[string]int{}
 	for i, h := range header {
@@ -115,18 +122,17 @@ func readContactsCSV(path string, stderr io.Writer) ([]app.BulkChannel, error) {
 		case "user_id", "name", "email", "phone", "contact_id":
 			cols[name] = i
 		default:
-			return nil, fmt.Errorf("%s: unknown column %q (use user_id, name, email, phone, contact_id)", path, h)
+			return nil, nil, fmt.Errorf("%s: unknown column %q (use user_id, name, email, phone, contact_id)", path, h)
 		}
 	}
 	bar := newProgress(stderr, "reading", int(st.Size()))
-	var rows []app.BulkChannel
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
 		get := func(name string) string {
 			if i, ok := cols[name]; ok && i < len(rec) {
@@ -136,13 +142,15 @@ func readContactsCSV(path string, stderr io.Writer) ([]app.BulkChannel, error) {
 		}
 		rows = append(rows, app.BulkChannel{UserID: get("user_id"), Name: get("name"), Email: get("email"),
 			Phone: get("phone"), ContactID: get("contact_id")})
+		line, _ := r.FieldPos(0)
+		lines = append(lines, line)
 		if len(rows)%1000 == 0 {
 			bar.set(counter.n)
 		}
 	}
 	bar.set(int(st.Size()))
 	bar.done()
-	return rows, nil
+	return rows, lines, nil
 }
 
 type countingReader struct {

@@ -16,7 +16,7 @@ import (
 // run creates the contacts and adds them to --segment; progress goes to stderr only.
 func TestContactsImportCSV(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "t.db")
+	db := newDatabase(t, dir)
 	if _, _, err := runCLI(t, db, "keys", "create", "--name", "k"); err != nil {
 		t.Fatal(err)
 	}

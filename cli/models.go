@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/spf13/viper"
 
 	"wsapi/app"
+	"wsapi/app/assist/builtin"
 )
 
 // ModelsConfig names the models behind assistant runs and the providers that serve them.
@@ -110,6 +113,9 @@ func (m ModelsConfig) validate() error {
 			return fmt.Errorf("config: %s %q is not a model id <provider>:<model>", key, id)
 		}
 	}
+	if err := m.checkProviders(); err != nil {
+		return err
+	}
 	for name, p := range m.Providers {
 		if p.Type != "openai" && p.Type != "anthropic" {
 			return fmt.Errorf("config: models.providers.%s.type must be openai or anthropic", name)
@@ -125,6 +131,25 @@ func (m ModelsConfig) validate() error {
 		if p.Input < 0 || p.Output < 0 || p.CacheRead < 0 || p.CacheWrite < 0 {
 			return fmt.Errorf("config: models.prices.%s: prices must not be negative", model)
 		}
+	}
+	return nil
+}
+
+// checkProviders refuses a models.default or models.fallback whose provider is neither the
+// built-in one nor configured: every run would fail on it, and only the run would say so.
+func (m ModelsConfig) checkProviders() error {
+	for _, key := range []string{"models.default", "models.fallback"} {
+		id := m.Fallback
+		if key == "models.default" {
+			id = m.DefaultModel()
+		}
+		name, _, _ := strings.Cut(id, ":")
+		if _, ok := m.Providers[name]; id == "" || ok || name == builtin.Name {
+			continue
+		}
+		known := append([]string{builtin.Name}, slices.Sorted(maps.Keys(m.Providers))...)
+		return fmt.Errorf("config: %s %q names the provider %q, which is not configured: add models.providers.%s "+
+			"(type, base_url, api_key; see config.example.yaml) or name one of %s", key, id, name, name, strings.Join(known, ", "))
 	}
 	return nil
 }

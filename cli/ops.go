@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -20,6 +22,32 @@ import (
 type MetricsConfig struct {
 	Addr  string `mapstructure:"addr"`
 	Token string `mapstructure:"token"`
+}
+
+// check refuses a metrics listener anyone could reach without a credential: metrics.addr
+// off loopback (another interface, or every one: ":9090") needs metrics.token, which that
+// listener then asks for as the API's /metrics does. Metrics name routes, queues and load:
+// not for the open network.
+func (m MetricsConfig) check() error {
+	if m.Addr == "" || m.Token != "" || loopbackAddr(m.Addr) {
+		return nil
+	}
+	return fmt.Errorf("config: metrics.addr %s is not a loopback address and metrics.token is empty, so anyone who "+
+		"reaches it could read the metrics: set metrics.token (APP_METRICS_TOKEN; scrapers then send "+
+		"\"Authorization: Bearer <token>\"), or bind metrics.addr to 127.0.0.1", m.Addr)
+}
+
+// loopbackAddr tells whether a listen address (host:port) binds loopback only.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback()
 }
 
 // CORSConfig lists the browser origins allowed to call the API.
@@ -83,13 +111,13 @@ func (s observedSender) Send(ctx context.Context, j app.Job) app.Attempt {
 // serveMetrics serves /metrics on metrics.addr until ctx ends; with no address it does
 // nothing. The listener is plain HTTP without a credential: bind it to loopback or a private
 // network only.
-func serveMetrics(ctx context.Context, addr string, m *api.Metrics, log *slog.Logger) (stop func(), err error) {
-	if addr == "" {
+func serveMetrics(ctx context.Context, mc MetricsConfig, m *api.Metrics, log *slog.Logger) (stop func(), err error) {
+	if mc.Addr == "" {
 		return func() {}, nil
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", m.Handler())
-	stop, bound, err := serveAside(ctx, "metrics", addr, mux, log)
+	mux.Handle("GET /metrics", m.GuardedHandler(mc.Token))
+	stop, bound, err := serveAside(ctx, "metrics", mc.Addr, mux, log)
 	if err != nil {
 		return nil, err
 	}

@@ -91,8 +91,8 @@ func TestServeMetricsListenerAndReadiness(t *testing.T) {
 func TestBackupWritesKey(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "app.db")
-	mustCLI(t, db, "keys", "create", "--name", "k") // creates the database and its key
+	db := newDatabase(t, dir)
+	mustCLI(t, db, "keys", "create", "--name", "k")
 	dst := filepath.Join(dir, "copy.db")
 	out := mustCLI(t, db, "backup", dst)
 	if !strings.Contains(out, dst+".key") {

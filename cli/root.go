@@ -39,6 +39,8 @@ func (r reportedError) Unwrap() error { return r.error }
 // env is what every command shares: flags and the loaded configuration.
 type env struct {
 	configFile string
+	configRead string // the configuration file read, "" when none
+	dbSource   string // where db.path came from, for the messages that name the database
 	json       bool
 	cfg        Config
 	stdout     io.Writer
@@ -59,9 +61,11 @@ func NewRootCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			e.configRead = v.ConfigFileUsed()
 			if f := cmd.Flags().Lookup("db"); f != nil {
 				_ = v.BindPFlag("db.path", f)
 			}
+			e.dbSource = dbSource(cmd, v)
 			if f := cmd.Flags().Lookup("addr"); f != nil {
 				_ = v.BindPFlag("http.addr", f)
 			}
@@ -142,6 +146,9 @@ func openStore(ctx context.Context, path string, progress func(sqlite.MigrationR
 // service wires the application as serve does (without starting workers) for an admin
 // command.
 func (e *env) service(ctx context.Context) (*app.Service, func(), error) {
+	if err := e.needDatabase(); err != nil {
+		return nil, nil, err
+	}
 	rt, err := Build(ctx, e.cfg, Options{Log: e.logger()})
 	if err != nil {
 		return nil, nil, err

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -245,7 +246,11 @@ func (rt *Runtime) wireKnowledge(cfg Config, opt Options) error {
 		return err
 	}
 	kc := cfg.Knowledge
-	extract := &knowledge.Extractor{Log: rt.Log, Limits: knowledge.Limits{
+	owner, err := filepath.Abs(cfg.DB.Path) // marks the children: serve sweeps a dead server's
+	if err != nil {
+		return err
+	}
+	extract := &knowledge.Extractor{Log: rt.Log, Owner: owner, Limits: knowledge.Limits{
 		Time: time.Duration(kc.MaxExtractSeconds) * time.Second, Pages: kc.MaxPagesPerFile, Bytes: kc.MaxFileBytes}}
 	rt.Knowledge = &knowledge.Processor{Service: rt.Service, HTTP: crawler, Extract: extract, Tick: kc.Tick,
 		Workers: kc.Workers, PerOrg: kc.MaxInFlightPerOrg, Log: rt.Log}

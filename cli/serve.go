@@ -5,10 +5,13 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -42,6 +45,10 @@ func serveCmd(e *env) *cobra.Command {
 // ready, when set, is told the address once the listener is open (tests use port 0).
 func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 	log := e.logger()
+	if err := e.cfg.Metrics.check(); err != nil {
+		return err
+	}
+	e.logConfiguration(log)
 	unlock, err := lockServe(e.cfg.DB.Path)
 	if err != nil {
 		return err
@@ -55,6 +62,7 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 	}
 	defer rt.Close()
 	warnFileLimit(log, e.cfg.HTTP.MaxConnections)
+	sweepExtractors(rt)
 	srv := newHTTPServer(e.cfg.HTTP, rt.Handler)
 	srv.RegisterOnShutdown(rt.Hub.Close) // open streams end, so the drain does not wait on them
 	// Bind before the first-start banner: a taken port must not cost the only showing of the
@@ -68,7 +76,7 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 		return err
 	}
 	rt.Start()
-	stopMetrics, err := serveMetrics(ctx, e.cfg.Metrics.Addr, rt.Metrics, log)
+	stopMetrics, err := serveMetrics(ctx, e.cfg.Metrics, rt.Metrics, log)
 	if err != nil {
 		return err
 	}
@@ -199,4 +207,28 @@ func tryURL(publicURL, boundAddr string) string {
 		return scheme + "://" + boundAddr
 	}
 	return publicURL
+}
+
+// sweepExtractors kills the extraction children a dead server on this database left behind,
+// before the processor starts new ones (knowledge.Extractor.SweepLeftovers).
+func sweepExtractors(rt *Runtime) {
+	n, err := rt.Knowledge.Extract.SweepLeftovers()
+	if err != nil {
+		rt.Log.Warn("knowledge: could not end extraction children a previous server left", "err", err)
+	}
+	if n > 0 {
+		rt.Log.Warn("knowledge: ended extraction children a previous server left running", "count", n)
+	}
+}
+
+// logConfiguration says what this start runs on: the configuration file read (none: the
+// defaults and APP_* variables), the database, and the model that answers by default.
+func (e *env) logConfiguration(log *slog.Logger) {
+	file := e.configRead
+	if file == "" {
+		file = "none (defaults, APP_* environment, flags)"
+	}
+	m := e.cfg.Models
+	log.Info("configuration", "config", file, "db", e.cfg.DB.Path, "default_model", m.DefaultModel(),
+		"fallback_model", m.Fallback, "providers", strings.Join(slices.Sorted(maps.Keys(m.Providers)), ","))
 }

@@ -321,7 +321,7 @@ func TestBinaryErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("http: {trusted_proxies: [nonsense]}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	db := filepath.Join(dir, "app.db")
+	db := newDatabase(t, dir) // the domain error needs one: admin commands refuse without
 	cases := []struct {
 		name string
 		args []string

@@ -146,3 +146,52 @@ func TestClaimsNeverStarveASmallOrganization(t *testing.T) {
 		})
 	}
 }
+
+// TestClaimsCountSubOrganizationsWithTheirTenant: for every kind of work, a tenant whose
+// work sits in two sub-organizations (one nested two deep) takes no more than the
+// per-organization cap against another tenant, in one claim and counting what it already has
+// in flight under either sub-organization.
+func TestClaimsCountSubOrganizationsWithTheirTenant(t *testing.T) {
+	t.Parallel()
+	for _, q := range workQueues() {
+		t.Run(q.name, func(t *testing.T) {
+			t.Parallel()
+			db := sealedDB(t)
+			top := newOrg(t, db, "org_tenant", "", 0).ID
+			sub1 := newOrg(t, db, "org_sub1", top, 0).ID
+			sub2 := newOrg(t, db, "org_sub2", sub1, 0).ID
+			other := newOrg(t, db, "org_other", "", 0).ID
+			q.seed(t, db, sub1, 5, 1)
+			q.seed(t, db, sub2, 5, 10)
+			q.seed(t, db, other, 5, 100)
+			now, lease := at(1000), at(2000)
+			perTenant := func(orgs []string) (mine, theirs int) {
+				for _, o := range orgs {
+					if o == other {
+						theirs++
+					} else {
+						mine++
+					}
+				}
+				return mine, theirs
+			}
+
+			var orgs []string
+			write(t, db, func(tx app.Tx) (err error) {
+				orgs, err = q.claim(tx, now, lease, app.ClaimRoom{Limit: 4, PerOrg: 2})
+				return err
+			})
+			if mine, theirs := perTenant(orgs); mine != 2 || theirs != 2 {
+				t.Fatalf("a claim of four at two per organization took %d of the tenant's sub-organizations and %d of the other tenant's; want 2 and 2 (%v)", mine, theirs, orgs)
+			}
+			inFlight := map[string]int{sub1: 1, sub2: 1}
+			write(t, db, func(tx app.Tx) (err error) {
+				orgs, err = q.claim(tx, now, lease, app.ClaimRoom{Limit: 4, PerOrg: 2, Org: inFlight})
+				return err
+			})
+			if mine, theirs := perTenant(orgs); mine != 0 || theirs != 2 {
+				t.Fatalf("with one piece in flight in each sub-organization, a claim took %d more of the tenant's and %d of the other's; want 0 and 2 (%v)", mine, theirs, orgs)
+			}
+		})
+	}
+}

@@ -87,3 +87,21 @@ func (t *Tx) OrgWithin(orgID, ancestorID string) (bool, error) {
 
 // CountOrgs counts every organization.
 func (t *Tx) CountOrgs() (int, error) { return t.count(`SELECT COUNT(*) FROM orgs`) }
+
+// tenants maps each of orgs to its tenant, the top-level organization above it (itself at
+// the top). An id no longer in the table is left out: it stands for itself.
+func (t *Tx) tenants(orgs []string) (map[string]string, error) {
+	rows, err := t.query(`WITH RECURSIVE up(org, id, parent) AS (
+		SELECT o.id, o.id, o.parent_org_id FROM orgs o WHERE o.id IN (SELECT value FROM json_each(?))
+		UNION SELECT up.org, o.id, o.parent_org_id FROM orgs o JOIN up ON o.id = up.parent
+	) SELECT org, id FROM up WHERE parent IS NULL`, jsonText(orgs))
+	if err != nil {
+		return nil, err
+	}
+	pairs, err := collect(rows, func(r rowScanner) (p [2]string, err error) { return p, r.Scan(&p[0], &p[1]) })
+	out := make(map[string]string, len(pairs))
+	for _, p := range pairs {
+		out[p[0]] = p[1]
+	}
+	return out, err
+}

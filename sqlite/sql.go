@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"database/sql"
+	"maps"
+	"slices"
 	"strings"
 
 	"wsapi/app"
@@ -62,7 +64,9 @@ type keyed[T any] struct {
 }
 
 // pickDue runs a claim's candidate query, whose rows are (id, org, queue) in the order to
-// serve them, and answers the ids the room picks among them (none: nil).
+// serve them, and answers the ids the room picks among them (none: nil). The room counts
+// by tenant (app.ClaimRoom.ByTenant): the candidates' and the in-flight pieces'
+// organizations are mapped to their top-level organization first.
 func (t *Tx) pickDue(room app.ClaimRoom, query string, args ...any) ([]string, error) {
 	rows, err := t.query(query, args...)
 	if err != nil {
@@ -71,9 +75,19 @@ func (t *Tx) pickDue(room app.ClaimRoom, query string, args ...any) ([]string, e
 	due, err := collect(rows, func(r rowScanner) (d app.Due, err error) {
 		return d, r.Scan(&d.ID, &d.Org, &d.Queue)
 	})
+	if err != nil || len(due) == 0 {
+		return nil, err
+	}
+	orgs := slices.Collect(maps.Keys(room.Org))
+	for _, d := range due {
+		orgs = append(orgs, d.Org)
+	}
+	slices.Sort(orgs)
+	tenant, err := t.tenants(slices.Compact(orgs))
 	if err != nil {
 		return nil, err
 	}
+	room, due = room.ByTenant(due, tenant)
 	return room.Pick(due), nil
 }
 

@@ -182,13 +182,26 @@ func (s *Server) metricsEndpoint(next http.Handler) http.Handler {
 	if m == nil || token == "" {
 		return next
 	}
-	scrape := m.Handler()
+	scrape := m.GuardedHandler(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/metrics" || r.Method != http.MethodGet {
 			next.ServeHTTP(w, r)
 			return
 		}
 		setRoute(r, "/metrics")
+		scrape.ServeHTTP(w, r)
+	})
+}
+
+// GuardedHandler is Handler for a bearer of token only (compared in constant time; anything
+// else is 401); with no token, Handler itself. metrics.addr's own listener uses it too, so a
+// token set for a listener off loopback guards that listener as well.
+func (m *Metrics) GuardedHandler(token string) http.Handler {
+	scrape := m.Handler()
+	if token == "" {
+		return scrape
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, ok := bearerToken(r.Header.Get("Authorization"))
 		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
 			writeError(w, r, errUnauthorized)

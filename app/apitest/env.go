@@ -331,6 +331,23 @@ func (e *Env) OrgWithAdmin(name string) (app.Org, string) {
 	return o, e.Key(e.AdminKey, o.ID, m.ID)
 }
 
+// TenantWithAdmin makes another top-level organization (a tenant of its own, as `app orgs
+// create` does) with its owner's ADMIN key: work is shared fairly between tenants, while a
+// tenant's sub-organizations (OrgWithAdmin) share its one share.
+func (e *Env) TenantWithAdmin(name string) (app.Org, string) {
+	e.T.Helper()
+	ctx := context.Background()
+	o, err := e.Runtime.Service.CreateOrg(ctx, app.OrgInput{Name: name}, "")
+	if err != nil {
+		e.T.Fatalf("apitest: tenant: %v", err)
+	}
+	nk, err := e.Runtime.Service.CreateKeyAsOperator(ctx, o.ID, "", name+" admin")
+	if err != nil {
+		e.T.Fatalf("apitest: tenant key: %v", err)
+	}
+	return o, nk.Token
+}
+
 // RoleKey makes a custom role with perms in org, a member holding it, and its key.
 func (e *Env) RoleKey(org string, perms ...string) string {
 	e.T.Helper()

@@ -75,6 +75,9 @@ func (r *Runner) attempts(ctx context.Context, model string, req Request, rep *r
 			return res, turns, nil
 		}
 		pe, ok := AsProviderError(err)
+		if ctx.Err() == nil {
+			r.logProviderError(model, attempt, pe, err)
+		}
 		if rep.started() || ctx.Err() != nil || !ok || !pe.Retryable || attempt >= retries {
 			return res, turns, err
 		}
@@ -82,6 +85,16 @@ func (r *Runner) attempts(ctx context.Context, model string, req Request, rep *r
 			return res, turns, err
 		}
 	}
+}
+
+// logProviderError writes a WARN line for a failed model call (the run may still retry or
+// fall back; its own end is logged by finish), its text redacted like the run's error.
+func (r *Runner) logProviderError(model string, attempt int, pe *ProviderError, err error) {
+	args := []any{"model", model, "attempt", attempt + 1, "err", r.redact(err.Error())}
+	if pe != nil {
+		args = append(args, "status", pe.Status, "retryable", pe.Retryable)
+	}
+	r.Log.Warn("assistants: provider call failed", args...)
 }
 
 func backoff(attempt int, retryAfter time.Duration) time.Duration {

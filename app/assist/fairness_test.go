@@ -24,7 +24,7 @@ func TestRunsAreFairAcrossOrganizations(t *testing.T) {
 	e.Eventually(20*time.Second, "the hanging organization to take its share of the workers", func() bool {
 		return len(hung.Requests()) == 3 // three quarters of four workers
 	})
-	other, otherKey := e.OrgWithAdmin("Other")
+	other, otherKey := e.TenantWithAdmin("Other")
 	y := newWorld(t, e, otherKey, other.ID, modelConfig("builtin:retrieval"))
 	y.learn(t, "Opening hours", "The shop opens at nine.")
 	y.say(t, "user", "When does the shop open?")

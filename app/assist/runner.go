@@ -150,6 +150,10 @@ func (r *Runner) finish(ctx context.Context, job app.RunJob, a *activeRun, out a
 			r.Live.Done(job.OrgID, job.ChatID, job.MessageID)
 		}
 	}()
+	if out.Status == "FAILED" {
+		r.Log.Warn("assistants: run failed", "org", job.OrgID, "chat", job.ChatID, "message", job.MessageID,
+			"model", job.Model, "err", out.Error)
+	}
 	if err := r.Service.FinishRun(context.WithoutCancel(ctx), job, out); err != nil {
 		r.Log.Error("assistants: finish run", "message", job.MessageID, "err", err)
 	}

@@ -25,6 +25,7 @@ const childEnv = "WSAPI_EXTRACT_CHILD"
 const (
 	exitBadRequest = 2
 	exitMemory     = 3
+	exitOrphan     = 4
 )
 
 // childMaxStack replaces Go's 1 GB default: runaway recursion in a parser ends the child
@@ -38,6 +39,10 @@ type childRequest struct {
 	MaxPages    int    `json:"max_pages"`
 	MaxBytes    int64  `json:"max_bytes"`
 	MemoryBytes int64  `json:"memory_bytes"`
+	// Parent is the server's pid. A child whose parent is another process was orphaned
+	// before Pdeathsig took hold (the server died between the fork and the setting) and
+	// exits at once.
+	Parent int `json:"parent,omitempty"`
 }
 
 // childAnswer is what the child prints on stdout: the page, or why there is none.
@@ -61,6 +66,10 @@ func childMain(spec string, in io.Reader, out, errw io.Writer) int {
 	if err := json.Unmarshal([]byte(spec), &req); err != nil || req.MaxBytes <= 0 || req.MemoryBytes <= 0 {
 		fmt.Fprintf(errw, "extract: bad request %q: %v\n", spec, err)
 		return exitBadRequest
+	}
+	if req.Parent != 0 && os.Getppid() != req.Parent {
+		fmt.Fprintf(errw, "extract: parent %d is gone\n", req.Parent)
+		return exitOrphan
 	}
 	debug.SetMemoryLimit(req.MemoryBytes)
 	debug.SetMaxStack(childMaxStack)

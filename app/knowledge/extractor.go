@@ -33,6 +33,9 @@ type Extractor struct {
 	Exe    string
 	Limits Limits
 	Log    *slog.Logger
+	// Owner marks the children (the database's path, for a server): the next start on the
+	// same database kills the ones a dead server left (SweepLeftovers). Empty: unmarked.
+	Owner string
 }
 
 func (x *Extractor) childMemory() int64 {
@@ -53,7 +56,8 @@ func (x *Extractor) Extract(ctx context.Context, mimetype string, data []byte, b
 	default:
 		return Page{Text: string(data)}, nil
 	}
-	req := childRequest{Mimetype: mimetype, MaxPages: x.Limits.Pages, MaxBytes: x.Limits.Bytes, MemoryBytes: x.childMemory()}
+	req := childRequest{Mimetype: mimetype, MaxPages: x.Limits.Pages, MaxBytes: x.Limits.Bytes, MemoryBytes: x.childMemory(),
+		Parent: os.Getpid()}
 	if base != nil {
 		req.Base = base.String()
 	}
@@ -84,7 +88,8 @@ func (x *Extractor) runChild(ctx context.Context, req childRequest, data []byte)
 	defer cancel()
 	cmd := exec.CommandContext(run, x.exe(), "extract")
 	// Nothing of the server's environment (it may hold secrets); one core at most.
-	cmd.Env = append([]string{childEnv + "=" + string(spec), "GOMAXPROCS=1"}, childExtraEnv...)
+	cmd.Env = append(append([]string{childEnv + "=" + string(spec), "GOMAXPROCS=1"}, childExtraEnv...), x.ownerEnv()...)
+	cmd.SysProcAttr = childProcAttr() // it dies with the server (Linux)
 	cmd.Stdin = bytes.NewReader(data)
 	// The answer is the text, JSON-escaped (at most 6 bytes a byte), and a little framing.
 	stdout := &cappedBuffer{max: 6*req.MaxBytes + 64<<10, full: cancel}

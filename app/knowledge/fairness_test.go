@@ -35,7 +35,7 @@ func TestSlowCrawlsDoNotDelayOtherOrgs(t *testing.T) {
 	}
 	e.Eventually(5*time.Second, "the slow crawls to start", func() bool { return fetching.Load() > 0 })
 
-	other, key := e.OrgWithAdmin("Other")
+	other, key := e.TenantWithAdmin("Other")
 	var a app.Assistant
 	e.Do("POST", "/orgs/"+other.ID+"/assistants", key, map[string]any{"name": "Other helper"}).Expect(201).JSON(&a)
 	path := "/orgs/" + other.ID + "/assistants/" + a.ID + "/knowledge/contents"

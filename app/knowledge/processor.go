@@ -81,6 +81,10 @@ func (p *Processor) next(ctx context.Context, k app.KnowledgeContent) {
 		app.LogFailure(p.Log, "knowledge: process", failure, "content", k.ID)
 		failure = errors.New("could not process this content: an internal error, reported in the server log")
 	}
+	if failure != nil {
+		p.Log.Warn("knowledge: content failed", "org", k.OrgID, "assistant", k.AssistantID, "content", k.ID,
+			"type", k.Type, "err", failure)
+	}
 	if err := p.Service.FinishKnowledge(ctx, &k, failure); err != nil {
 		p.Log.Error("knowledge: finish", "content", k.ID, "err", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"wsapi/app"
+	"wsapi/app/apitest"
 )
 
 func TestBroadcastCreateValidation(t *testing.T) {
@@ -134,8 +135,40 @@ func TestBroadcastRecipientsComputedAtCreate(t *testing.T) {
 	}
 	e.Do("POST", "/orgs/c/broadcasts", e.AdminKey, map[string]any{"name": "I", "integration_id": "internal", "text": "x",
 		"segment_ids": []string{seg.ID}}).Expect(201).JSON(&ib)
-	if ib.Counts.Recipients != 0 || ib.Status != app.BroadcastSent {
+	if ib.Counts.Recipients != 0 || ib.Status != app.BroadcastFailed || ib.Error == nil ||
+		*ib.Error != "no recipient: none of the target contacts has a channel of the internal integration" {
 		t.Fatalf("internal broadcast without targets %+v", ib)
+	}
+}
+
+// TestBroadcastWithNoRecipientSaysSo: a custom broadcast none of whose target contacts has a
+// custom channel is FAILED at once, says why in error (on create, get and list alike) and
+// fires broadcast.failed, rather than reading SENT with nothing sent.
+func TestBroadcastWithNoRecipientSaysSo(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t)
+	rcv := apitest.NewReceiver(t)
+	e.Webhook(e.AdminKey, "c", rcv.URL, app.EventBroadcastFailed)
+	var ct app.Contact
+	e.Do("POST", "/orgs/c/contacts", e.AdminKey, map[string]any{"name": "Mail only",
+		"channels": []map[string]any{{"type": "email", "email": "only@dest.test"}}}).Expect(201).JSON(&ct)
+	var b app.Broadcast
+	e.Do("POST", "/orgs/c/broadcasts", e.AdminKey, map[string]any{"name": "Nobody", "integration_id": "custom", "text": "x",
+		"contact_ids": []string{ct.ID}}).Expect(201).JSON(&b)
+	const why = "no recipient: none of the target contacts has a channel of the custom integration"
+	if b.Status != app.BroadcastFailed || b.Counts.Recipients != 0 || b.Error == nil || *b.Error != why {
+		t.Fatalf("created %+v", b)
+	}
+	var got app.Broadcast
+	e.Do("GET", "/orgs/c/broadcasts/"+b.ID, e.AdminKey, nil).Expect(200).JSON(&got)
+	var list []app.Broadcast
+	e.Do("GET", "/orgs/c/broadcasts", e.AdminKey, nil).Expect(200).JSON(&list)
+	if got.Error == nil || *got.Error != why || len(list) != 1 || list[0].Error == nil || *list[0].Error != why {
+		t.Fatalf("read back %+v, listed %+v", got, list)
+	}
+	env := rcv.WaitEnvelope(t, 1)
+	if data, _ := env["data"].(map[string]any); env["type"] != app.EventBroadcastFailed || data["id"] != b.ID || data["error"] != why {
+		t.Fatalf("event %v", env)
 	}
 }
 

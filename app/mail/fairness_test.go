@@ -31,7 +31,7 @@ func TestBigSlowBroadcastDoesNotDelayOtherOrgs(t *testing.T) {
 	s.broadcast(t, big...)
 	s.sink.Wait(t, 1, 5*time.Second) // the first slow messages are through: the workers are busy with the rest
 
-	other, key := e.OrgWithAdmin("Other")
+	other, key := e.TenantWithAdmin("Other")
 	identity := verifiedIdentity(t, s, key, other.ID, "news.other.test")
 	var c app.Contact
 	e.Do("POST", "/orgs/"+other.ID+"/contacts", key, map[string]any{"name": "Yan",

@@ -2,6 +2,7 @@ package mail_test
 
 import (
 	"bytes"
+	"log/slog"
 	"net/mail"
 	"strings"
 	"testing"
@@ -178,5 +179,21 @@ func TestSendingWithoutSMTPFailsClearly(t *testing.T) {
 	waitBroadcast(t, e, b.ID, app.BroadcastFailed)
 	if r := recipientOf(t, e, b.ID, "a@dest.test"); !strings.Contains(str(r, "error_message"), "email.smtp_url") {
 		t.Fatalf("recipient %v", r)
+	}
+}
+
+// TestFailedSendIsLogged: a recipient the relay refuses writes a WARN line naming the
+// organization, broadcast and recipient, and the relay's reason.
+func TestFailedSendIsLogged(t *testing.T) {
+	t.Parallel()
+	var log apitest.LogBuffer
+	s := newEmailSetupPrepared(t, func(rt *cli.Runtime) { rt.Service.Log = slog.New(slog.NewTextHandler(&log, nil)) })
+	s.sink.Reject = func(to string) bool { return to == "gone@dest.test" }
+	b := s.broadcast(t, s.contact(t, "Gone", "gone@dest.test"))
+	waitBroadcast(t, s.e, b.ID, app.BroadcastFailed)
+	r := recipientOf(t, s.e, b.ID, "gone@dest.test")
+	if l := log.Line(5*time.Second, "level=WARN", `msg="broadcasts: recipient failed"`, "org="+s.e.Org.ID, "broadcast="+b.ID,
+		"recipient="+str(r, "id"), "550"); l == "" {
+		t.Fatalf("no WARN line for the refused recipient:\n%s", log.String())
 	}
 }

@@ -21,7 +21,7 @@ import (
 func threeOrgs(e *apitest.Env, urls [3]string) (ws [3]app.Webhook, orgs, keys [3]string) {
 	orgs[0], keys[0] = e.Org.ID, e.AdminKey
 	for i := 1; i < 3; i++ {
-		o, k := e.OrgWithAdmin("Org " + string(rune('A'+i)))
+		o, k := e.TenantWithAdmin("Org " + string(rune('A'+i)))
 		orgs[i], keys[i] = o.ID, k
 	}
 	for i, u := range urls {

@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -112,9 +113,26 @@ func (d *Dispatcher) run(ctx context.Context, j app.Job) {
 		d.release(ctx, j)
 		return
 	}
+	if !a.Succeeded() {
+		d.logFailed(j, a)
+	}
 	d.mu.Lock()
 	d.finished = append(d.finished, app.Outcome{Job: j, Attempt: a})
 	d.mu.Unlock()
+}
+
+// logFailed writes a WARN line for an attempt that failed: the endpoint's owner sees it in
+// the delivery's attempts, the operator in the log. The URL is left out (its query may hold
+// a token); the endpoint's id names it.
+func (d *Dispatcher) logFailed(j app.Job, a app.Attempt) {
+	args := []any{"org", j.OrgID, "webhook", j.WebhookID, "delivery", j.DeliveryID, "event", j.EventType, "attempt", j.Attempt}
+	if a.ResponseCode != nil {
+		args = append(args, "status", *a.ResponseCode)
+	}
+	if a.Error != nil { // a client error quotes the URL: not in the log
+		args = append(args, "err", strings.ReplaceAll(*a.Error, j.URL, "<endpoint url>"))
+	}
+	d.Log.Warn("webhooks: delivery attempt failed", args...)
 }
 
 // release hands a claimed delivery back without using an attempt; with the workers' context

@@ -44,7 +44,7 @@ func TestHangingOrgDoesNotDelayOtherOrgs(t *testing.T) {
 	}
 	e.Eventually(5*time.Second, "the hanging endpoints to take their share", func() bool { return held() >= d.PerOrg })
 
-	other, key := e.OrgWithAdmin("Other")
+	other, key := e.TenantWithAdmin("Other")
 	healthy := apitest.NewReceiver(t)
 	hw := e.Webhook(key, other.ID, healthy.URL, app.EventContactUnsubscribed)
 	start := time.Now()

@@ -24,7 +24,7 @@ func TestServeBannerLeadsToSignIn(t *testing.T) {
 	dir := t.TempDir()
 	s := startServe(t, dir, filepath.Join(dir, "app.db"))
 	m := setupLinkRE.FindStringSubmatch(s.log())
-	if m == nil || !strings.Contains(s.log(), "Sign in to the inbox") || !strings.Contains(s.log(), "app members password owner@localhost") {
+	if m == nil || !strings.Contains(s.log(), "Sign in to the inbox") || !strings.Contains(s.log(), "app members password owner@example.invalid") {
 		t.Fatalf("no set-up link in the banner:\n%s", s.log())
 	}
 	base := "http://" + s.addr
@@ -58,8 +58,8 @@ func TestServeBannerLeadsToSignIn(t *testing.T) {
 // an unknown email and a short password are refused and change nothing.
 func TestMembersPasswordCommand(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "app.db")
-	mustCLI(t, db, "keys", "create", "--name", "first") // makes the owner, owner@localhost
+	db := newDatabase(t, t.TempDir())
+	mustCLI(t, db, "keys", "create", "--name", "first") // makes the owner, owner@example.invalid
 	run := func(stdin string, args ...string) (string, error) {
 		cmd := cli.NewRootCmd()
 		var out, errOut bytes.Buffer
@@ -70,7 +70,7 @@ func TestMembersPasswordCommand(t *testing.T) {
 		err := cmd.ExecuteContext(context.Background())
 		return out.String() + errOut.String(), err
 	}
-	if out, err := run("short\n", "members", "password", "owner@localhost"); err == nil || !strings.Contains(out+err.Error(), "at least 10 characters") {
+	if out, err := run("short\n", "members", "password", "owner@example.invalid"); err == nil || !strings.Contains(out+err.Error(), "at least 10 characters") {
 		t.Fatalf("short password: %v %s", err, out)
 	}
 	if out, err := run("long enough password\n", "members", "password", "nobody@localhost"); err == nil || !strings.Contains(out+err.Error(), "not found") {
@@ -82,13 +82,13 @@ func TestMembersPasswordCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer store.Close()
-		_, err = signin.New(store, nil).SignIn(context.Background(), "owner@localhost", pw, "127.0.0.1", "test")
+		_, err = signin.New(store, nil).SignIn(context.Background(), "owner@example.invalid", pw, "127.0.0.1", "test")
 		return err
 	}
 	if signIn("long enough password") == nil {
 		t.Fatal("a refused command set a password")
 	}
-	if out, err := run("long enough password\n", "members", "password", "OWNER@localhost"); err != nil || !strings.Contains(out, "password set for owner@localhost") {
+	if out, err := run("long enough password\n", "members", "password", "OWNER@example.invalid"); err != nil || !strings.Contains(out, "password set for owner@example.invalid") {
 		t.Fatalf("set: %v %s", err, out)
 	}
 	if err := signIn("long enough password"); err != nil {

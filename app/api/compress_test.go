@@ -18,7 +18,7 @@ import (
 func TestCompressLeavesEventStreamsUnbuffered(t *testing.T) {
 	t.Parallel()
 	s := &Server{cfg: Config{RateLimitPerMinute: 1000, Ops: Ops{Compress: true, Metrics: NewMetrics(), CORSOrigins: []string{"*"}}},
-		log: slog.New(slog.DiscardHandler), limiter: newIPLimiter(1000, app.SystemClock{})}
+		log: slog.New(slog.DiscardHandler), access: slog.New(slog.DiscardHandler), limiter: newIPLimiter(1000, app.SystemClock{})}
 	next := make(chan struct{})
 	sse := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")

@@ -25,7 +25,7 @@ func TestEnumProblemsListTheAllowedValues(t *testing.T) {
 		{"POST", "/orgs/c/connections/oauth/authorize", "type", map[string]any{"type": "NOPE"}, app.ConnectionTypes},
 	}
 	for _, c := range cases {
-		r := e.Do(c.method, c.path, e.AdminKey, c.body).ExpectError(400, "invalid_argument", c.field)
+		r := e.DoInvalid(c.method, c.path, e.AdminKey, c.body).ExpectError(400, "invalid_argument", c.field)
 		why := r.ErrorFields()[c.field]
 		if !strings.HasPrefix(why, "must be one of ") {
 			t.Errorf("%s %s: %s: %q does not list the allowed values", c.method, c.path, c.field, why)

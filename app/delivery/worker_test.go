@@ -210,7 +210,7 @@ func TestDeliveryFairAcrossOrganizations(t *testing.T) {
 		reply(t, e, e.AdminKey, busyChats[i], "busy "+string(rune('a'+i)))
 	}
 	e.Eventually(10*time.Second, "a busy send under way", func() bool { return len(s.snapshot()) >= 1 })
-	_, other := e.OrgWithAdmin("Quiet")
+	_, other := e.TenantWithAdmin("Quiet")
 	quietChat := widgetChat(t, e, other)
 	quiet := reply(t, e, other, quietChat, "quiet")
 	waitStatus(t, e, other, quietChat, quiet, "DELIVERED", "")

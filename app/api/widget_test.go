@@ -320,7 +320,7 @@ func TestWidgetIdentity(t *testing.T) {
 		{"user_id": "user-42", "user_hash": userHash(w.key, "user-43")},
 		{"user_id": "user-42", "user_hash": "zz"},
 		{"user_id": "user-42"},
-		{"user_id": "user-42", "user_hash": strings.ToUpper(hash[:10]) + "0" + hash[11:]},
+		{"user_id": "user-42", "user_hash": strings.ToUpper(hash[:10]) + otherHexDigit(hash[10]) + hash[11:]},
 	}
 	for _, b := range bad {
 		w.visitor("POST", "/session", "", b).Expect(403)
@@ -605,4 +605,13 @@ func TestWidgetStreamsHoldTheServersBudget(t *testing.T) {
 		defer res.Body.Close()
 		return res.StatusCode == 200
 	})
+}
+
+// otherHexDigit is a hex digit other than d, so a changed hash is always wrong (a fixed "0"
+// left the hash right one time in sixteen).
+func otherHexDigit(d byte) string {
+	if d == '0' {
+		return "1"
+	}
+	return "0"
 }

@@ -128,7 +128,12 @@ func (g *streamGuard) round() bool {
 		return true
 	}
 	for _, token := range due {
-		g.check(ctx, token, version)
+		// A panic checking one token fails that check alone (it is tried again next round),
+		// never the process or the other streams' checks.
+		err := app.Safely(func() error { g.check(ctx, token, version); return nil })
+		if err != nil {
+			app.LogFailure(g.log, "streams: check a token again", err)
+		}
 	}
 	return true
 }

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"wsapi/app"
@@ -67,4 +69,21 @@ func runLease(m ModelsConfig, a AssistantsConfig) time.Duration {
 		longest = max(longest, p.Timeout)
 	}
 	return time.Duration(a.Retries+2)*(longest+assist.MaxBackoff) + time.Minute
+}
+
+// modelChoices are the models the web app's assistant form offers: the default and the
+// fallback, the priced models, and each configured provider's prefix ("name:") to type a
+// model of it after.
+func modelChoices(m ModelsConfig) []string {
+	out := []string{m.DefaultModel()}
+	if m.Fallback != "" {
+		out = append(out, m.Fallback)
+	}
+	for _, id := range slices.Sorted(maps.Keys(m.Prices)) {
+		out = append(out, id)
+	}
+	for _, name := range slices.Sorted(maps.Keys(m.Providers)) {
+		out = append(out, name+":")
+	}
+	return out
 }

@@ -134,7 +134,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 	}, log)
 	if rt.Web, err = web.New(web.Config{Service: rt.Service, SignIn: rt.SignIn, Hub: rt.Hub, PublicURL: cfg.HTTP.PublicURL,
 		TLS: cfg.HTTP.TLS.CertFile != "" || len(cfg.HTTP.TLS.ACMEDomains) > 0, Heartbeat: cfg.Events.StreamHeartbeat, Log: log, AccessLog: opt.AccessLog,
-		ClientIP: func(r *http.Request) string { return api.ClientIP(r, proxies) }}); err != nil {
+		ClientIP: func(r *http.Request) string { return api.ClientIP(r, proxies) }, Models: modelChoices(cfg.Models)}); err != nil {
 		db.Close()
 		return nil, err
 	}

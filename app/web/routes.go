@@ -59,7 +59,7 @@ func (s *Server) mount() *httprouter.Router {
 	router := httprouter.New()
 	router.RedirectTrailingSlash = false
 	router.HandleMethodNotAllowed = false
-	for _, rt := range s.routes() {
+	for _, rt := range append(s.routes(), s.settingsRoutes()...) {
 		router.Handle(rt.method, rt.path, func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 			s.serveRoute(rt, w, r, ps)
 		})

@@ -33,6 +33,9 @@ type Config struct {
 	Log       *slog.Logger
 	// AccessLog takes the line of every request (nil: Log), as the API's does.
 	AccessLog *slog.Logger
+	// Models are the model ids and provider prefixes ("name:") the assistant form offers,
+	// besides auto:auto and builtin:retrieval (from models.* of the config).
+	Models []string
 }
 
 // Server is the web app's http.Handler, mounted at /app/.
@@ -117,8 +120,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 // csp allows this origin's scripts, styles, images and connections only: no inline script
 // or style (htmx's indicator styles are turned off in the page's htmx-config), no eval, no
-// frame of these pages anywhere.
-const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+// frame of these pages anywhere. Frames of this origin only: the widget's live preview.
+const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; " +
 	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 func hostOnly(addr string) string {

@@ -41,7 +41,7 @@
   }
 
   function connect() {
-    if (!$("#list-pane")) { return; }
+    if (!$("#list-pane") && !$("#chat")) { return; } // the inbox, or the playground's chat
     var chat = chatID();
     if (source && streamChat === chat) { return; }
     if (source) { source.close(); }

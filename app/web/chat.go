@@ -190,6 +190,9 @@ func (s *Server) msg(rq *Request, c app.Chat, m app.Message) msgView {
 	switch m.Role {
 	case "user":
 		v.Author = contactName(c)
+		if c.ContactID == "" && m.Member != nil && m.Member.User != nil && m.Member.User.Name != "" {
+			v.Author = m.Member.User.Name // the playground: the member is the user
+		}
 	case "assistant":
 		v.Author = "Assistant"
 		if c.State != nil && c.State.Assistant != nil {

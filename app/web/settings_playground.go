@@ -85,7 +85,5 @@ func (s *Server) sayPlayground(rq *Request) error {
 	if err != nil {
 		return err
 	}
-	v := s.msg(rq, c, m)
-	v.Author = rq.Session.Principal.Member.Name
-	return s.render(rq, http.StatusOK, "message", v)
+	return s.render(rq, http.StatusOK, "message", s.msg(rq, c, m))
 }

@@ -79,9 +79,7 @@ func modelChoices(m ModelsConfig) []string {
 	if m.Fallback != "" {
 		out = append(out, m.Fallback)
 	}
-	for _, id := range slices.Sorted(maps.Keys(m.Prices)) {
-		out = append(out, id)
-	}
+	out = append(out, slices.Sorted(maps.Keys(m.Prices))...)
 	for _, name := range slices.Sorted(maps.Keys(m.Providers)) {
 		out = append(out, name+":")
 	}

@@ -41,6 +41,9 @@ func TestBrowserSettingsAssistantKnowledgeWidget(t *testing.T) {
 	}
 	asst := as[0].ID
 	browsertest.Screenshot(t, ctx, "settings-assistant", 1280)
+	step(t, ctx, "the list", chromedp.Navigate(base+"/app/assistants"), chromedp.WaitVisible(chromedp.CSS(`#assistants a[href="/app/assistants/`+asst+`"]`)))
+	browsertest.Screenshot(t, ctx, "settings-assistants", 1280)
+	step(t, ctx, "back to the assistant", chromedp.Click(chromedp.CSS(`#assistants a[href="/app/assistants/`+asst+`"]`)), chromedp.WaitVisible(chromedp.CSS("#assistant-form")))
 
 	step(t, ctx, "a bad time zone", chromedp.SetValue(chromedp.CSS("#a-timezone"), "Mars/Olympus"),
 		chromedp.Click(chromedp.CSS("#save-assistant")), chromedp.WaitVisible(chromedp.CSS(`[data-field="config.timezone"]`)))

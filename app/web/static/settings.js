@@ -1,6 +1,6 @@
 // The settings pages' script: a file dropped on the knowledge page is uploaded by the same
 // form as the file input; an upload's refusal is shown beside the file field; the
-// playground's box empties after a send; "Copy" copies a snippet.
+// playground's box empties after a send; "Copy" copies a snippet; deleting asks first.
 (function () {
   "use strict";
 
@@ -50,6 +50,12 @@
       e.preventDefault();
       htmx.trigger("#play-form", "submit");
     }
+  });
+
+  // A form that deletes asks first.
+  document.addEventListener("submit", function (e) {
+    var q = e.target.getAttribute && e.target.getAttribute("data-confirm");
+    if (q && !window.confirm(q)) { e.preventDefault(); }
   });
 
   document.addEventListener("click", function (e) {

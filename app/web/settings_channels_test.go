@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -163,5 +164,37 @@ func TestSettingsKnowledgeFailedRetryDelete(t *testing.T) {
 	a = upload(t, b, path, "photo.png", []byte("png"))
 	if a.Status != 400 || !strings.Contains(a.Body, "file must be a .txt, .md, .html or .pdf file") {
 		t.Fatalf("a png: %d %s", a.Status, a.Body)
+	}
+}
+
+// The page's bounds are the API's: a file of exactly 10 MiB is taken, one byte more or an
+// empty one is refused naming the file; max_pages is taken at the server's limit and refused
+// one above it.
+func TestSettingsKnowledgeBounds(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t)
+	asst, _, _ := settingsFixture(t, e)
+	b := signedIn(t, e, e.Owner)
+	path := "/app/assistants/" + asst + "/knowledge"
+	b.get(path).expect(t, 200)
+	if a := upload(t, b, path, "big.pdf", bytes.Repeat([]byte("x"), app.MaxKnowledgeFile)); a.Status != http.StatusNoContent {
+		t.Fatalf("10 MiB: %d %.200s", a.Status, a.Body)
+	}
+	for _, size := range []int{app.MaxKnowledgeFile + 1, 0} {
+		if a := upload(t, b, path, "big.pdf", bytes.Repeat([]byte("x"), size)); a.Status != 400 || !strings.Contains(a.Body, "file must be 1 byte to 10 MiB") {
+			t.Fatalf("%d bytes: %d %.200s", size, a.Status, a.Body)
+		}
+	}
+	limit := e.Runtime.Service.KnowledgeMaxPages
+	ok := url.Values{"csrf": {b.csrf}, "kind": {"URL"}, "content.url": {"http://127.0.0.1:1/"}, "content.max_pages": {strconv.Itoa(limit)}}
+	b.do("POST", path, ok).expect(t, http.StatusSeeOther)
+	ok.Set("content.max_pages", strconv.Itoa(limit+1))
+	if a := b.do("POST", path, ok).expect(t, 400); !strings.Contains(a.Body, `data-field="content.max_pages"`) {
+		t.Fatal("max_pages above the limit is not named")
+	}
+	var ks []app.KnowledgeContent
+	e.Do("GET", "/orgs/c/assistants/"+asst+"/knowledge/contents", e.AdminKey, nil).Expect(200).JSON(&ks)
+	if len(ks) != 3 { // the fixture's text, the 10 MiB file, the URL at the limit
+		t.Fatalf("%d contents", len(ks))
 	}
 }

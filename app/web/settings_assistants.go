@@ -8,11 +8,11 @@ import (
 	"wsapi/app"
 )
 
-// settingsRoutes are the assistant settings pages: the assistants, their knowledge, their
+// assistantRoutes are the assistant settings pages: the assistants, their knowledge, their
 // channels and the playground. Each names the API's permission for the same thing:
 // assistants and their integrations are the assistants area, knowledge the knowledge area,
 // and the playground's chat the inbox (it is a chat, as POST /chats makes one).
-func (s *Server) settingsRoutes() []route {
+func (s *Server) assistantRoutes() []route {
 	rd, wr := app.Read, app.Write
 	get, post := http.MethodGet, http.MethodPost
 	return []route{

@@ -23,7 +23,7 @@ import (
 // PROCESSED before their eyes, the search box finds what the assistant would; a widget added
 // on the channels page shows its identity key once and its preview, and its snippet, copied
 // from the page onto a site of another origin, opens the chat there. Screenshots of each page.
-func TestBrowserSettingsAssistantKnowledgeWidget(t *testing.T) {
+func TestBrowserAssistantSettingsAssistantKnowledgeWidget(t *testing.T) {
 	t.Parallel()
 	e := newLiveEnv(t)
 	ctx := browserOwner(t, e)
@@ -148,7 +148,7 @@ func inFrame(t *testing.T, ctx context.Context, sel string) {
 
 // A member whose role reads assistants and knowledge but writes neither sees each page
 // without a form, and a POST forged with a valid CSRF token is refused.
-func TestBrowserSettingsReadOnly(t *testing.T) {
+func TestBrowserAssistantSettingsReadOnly(t *testing.T) {
 	t.Parallel()
 	e := newLiveEnv(t)
 	asst, _, _ := settingsFixture(t, e)
@@ -178,7 +178,7 @@ func TestBrowserSettingsReadOnly(t *testing.T) {
 
 // The playground: the owner starts a chat with the assistant, writes as a contact would,
 // and sees the answer stream in from the page's live connection.
-func TestBrowserSettingsPlayground(t *testing.T) {
+func TestBrowserAssistantSettingsPlayground(t *testing.T) {
 	t.Parallel()
 	e := newLiveEnv(t)
 	var a app.Assistant

@@ -19,7 +19,7 @@ import (
 // the status and error the set-up check came back with; WhatsApp shows the callback URL and
 // verify token for Meta; no secret is ever shown back. Test connection, disable, enable, a
 // new widget key, an edit and delete do what the API's routes do.
-func TestSettingsChannels(t *testing.T) {
+func TestAssistantSettingsChannels(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	asst, asi, _ := settingsFixture(t, e)
@@ -124,7 +124,7 @@ func upload(t *testing.T, b *tab, path, name string, data []byte) answer {
 
 // A file the processor cannot read is FAILED with its reason on the page; retry queues it
 // again, delete removes it; a file of another type is refused naming the field.
-func TestSettingsKnowledgeFailedRetryDelete(t *testing.T) {
+func TestAssistantSettingsKnowledgeFailedRetryDelete(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	asst, _, _ := settingsFixture(t, e)
@@ -170,7 +170,7 @@ func TestSettingsKnowledgeFailedRetryDelete(t *testing.T) {
 // The page's bounds are the API's: a file of exactly 10 MiB is taken, one byte more or an
 // empty one is refused naming the file; max_pages is taken at the server's limit and refused
 // one above it.
-func TestSettingsKnowledgeBounds(t *testing.T) {
+func TestAssistantSettingsKnowledgeBounds(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	asst, _, _ := settingsFixture(t, e)

@@ -65,7 +65,7 @@ func unchanged(t *testing.T, e *apitest.Env, asst, asi, kc string) {
 
 // A role with assistants:read and knowledge:read sees every settings page without a form or
 // a button that changes anything, and each POST is refused 403 naming the permission.
-func TestPermissionSettingsReadOnly(t *testing.T) {
+func TestPermissionAssistantSettingsReadOnly(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	asst, asi, kc := settingsFixture(t, e)
@@ -103,7 +103,7 @@ func TestPermissionSettingsReadOnly(t *testing.T) {
 
 // Every POST of the settings pages needs the session's CSRF token and this server's Origin;
 // an owner's request without either is refused and changes nothing.
-func TestSettingsCSRF(t *testing.T) {
+func TestAssistantSettingsCSRF(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	asst, asi, kc := settingsFixture(t, e)
@@ -122,7 +122,7 @@ func TestSettingsCSRF(t *testing.T) {
 }
 
 // Another organization's assistant, integration or content is not found from here.
-func TestSettingsOtherOrgNotFound(t *testing.T) {
+func TestAssistantSettingsOtherOrgNotFound(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	o, key := e.OrgWithAdmin("Other")
@@ -150,7 +150,7 @@ func TestSettingsOtherOrgNotFound(t *testing.T) {
 
 // Each form names its bad fields beside them, with the API's own words, and keeps what was
 // typed; nothing is saved.
-func TestSettingsFieldErrors(t *testing.T) {
+func TestAssistantSettingsFieldErrors(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	asst, _, _ := settingsFixture(t, e)

@@ -22,6 +22,25 @@ func settingsFixture(t *testing.T, e *apitest.Env) (asst, asi, kc string) {
 	return a.ID, d.ID, k.ID
 }
 
+// playChat is a chat with the assistant and no contact, as the playground makes, and
+// answers the path its messages are posted to on the page.
+func playChat(t *testing.T, e *apitest.Env, key, org, asst string) (chatID, path string) {
+	t.Helper()
+	var c struct{ ID string }
+	e.Do("POST", "/orgs/"+org+"/chats", key, map[string]any{"assistant_id": asst}).Expect(201).JSON(&c)
+	return c.ID, "/app/assistants/" + asst + "/playground/" + c.ID
+}
+
+// noMessages checks that a refused post wrote nothing in the chat.
+func noMessages(t *testing.T, e *apitest.Env, key, org, chatID string) {
+	t.Helper()
+	var ms []app.Message
+	e.Do("GET", "/orgs/"+org+"/chats/"+chatID+"/messages", key, nil).Expect(200).JSON(&ms)
+	if len(ms) != 0 {
+		t.Fatalf("a refused post wrote %d messages", len(ms))
+	}
+}
+
 // settingsPosts are every unsafe route of the settings pages, with a form each would take.
 func settingsPosts(asst, asi, kc string) map[string]url.Values {
 	base := "/app/assistants/" + asst
@@ -91,6 +110,9 @@ func TestPermissionAssistantSettingsReadOnly(t *testing.T) {
 		}
 	}
 	unchanged(t, e, asst, asi, kc)
+	chat, say := playChat(t, e, e.AdminKey, "c", asst)
+	b.do("POST", say, url.Values{"csrf": {b.csrf}, "text": {"forged"}}).expect(t, http.StatusForbidden)
+	noMessages(t, e, e.AdminKey, "c", chat)
 
 	none := signedIn(t, e, roleMember(t, e, "inbox:read"))
 	if strings.Contains(none.get("/app/").Body, `href="/app/assistants"`) {
@@ -119,6 +141,11 @@ func TestAssistantSettingsCSRF(t *testing.T) {
 		b.do("POST", path, f, "Origin", "-").expect(t, http.StatusForbidden)
 	}
 	unchanged(t, e, asst, asi, kc)
+	chat, say := playChat(t, e, e.AdminKey, "c", asst)
+	b.do("POST", say, url.Values{"text": {"no token"}}).expect(t, http.StatusForbidden)
+	b.do("POST", say, url.Values{"csrf": {b.csrf}, "text": {"no origin"}}, "Origin", "-").expect(t, http.StatusForbidden)
+	noMessages(t, e, e.AdminKey, "c", chat)
+	b.do("POST", say, url.Values{"csrf": {b.csrf}, "text": {"with both"}}).expect(t, http.StatusOK) // the same post, whole
 }
 
 // Another organization's assistant, integration or content is not found from here.
@@ -141,6 +168,10 @@ func TestAssistantSettingsOtherOrgNotFound(t *testing.T) {
 		b.do("POST", path, url.Values{"csrf": {b.csrf}, "name": {"Mine now"}, "kind": {"TEXT"}, "title": {"x"}, "content.text": {"x"},
 			"integration_id": {"internal"}, "config.model": {"auto:auto"}}).expect(t, http.StatusNotFound)
 	}
+	chat, say := playChat(t, e, key, o.ID, a.ID)
+	b.do("POST", say, url.Values{"csrf": {b.csrf}, "text": {"hello"}}).expect(t, http.StatusNotFound)
+	noMessages(t, e, key, o.ID, chat)
+	b.get("/app/assistants/"+a.ID+"/playground?chat="+chat).expect(t, http.StatusNotFound)
 	var got app.Deployment
 	e.Do("GET", "/orgs/"+o.ID+"/assistants/"+a.ID+"/integrations/"+d.ID, key, nil).Expect(200).JSON(&got)
 	if got.Name != "Theirs" {

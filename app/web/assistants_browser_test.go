@@ -53,7 +53,7 @@ func TestBrowserAssistantSettingsAssistantKnowledgeWidget(t *testing.T) {
 	if !eval[bool](t, ctx, `document.querySelector("#a-timezone").nextElementSibling.dataset.field === "config.timezone"`) {
 		t.Fatal("the error is not beside its field")
 	}
-	browsertest.Screenshot(t, ctx, "settings-field-errors", 1280)
+	browsertest.Screenshot(t, ctx, "settings-assistant-field-errors", 1280)
 	step(t, ctx, "fix and save", chromedp.SetValue(chromedp.CSS("#a-timezone"), "Europe/Lisbon"),
 		chromedp.Click(chromedp.CSS("#config-tools-human")), chromedp.Click(chromedp.CSS("#save-assistant")), chromedp.WaitVisible(chromedp.CSS("#saved")))
 	var a app.Assistant

@@ -140,6 +140,8 @@ func decodable(b []byte) bool {
 		return binary.LittleEndian.Uint16(b[20:]) == 1 && binary.LittleEndian.Uint32(b[40:]) == uint32(len(b)-44)
 	case len(b) >= 36 && string(b[:4]) == "OggS":
 		return string(b[28:36]) == "OpusHead"
+	case len(b) >= 4 && string(b[:4]) == "\x1a\x45\xdf\xa3": // EBML: a WebM recording
+		return true
 	case len(b) >= 3 && (string(b[:3]) == "ID3" || b[0] == 0xff && b[1]&0xe0 == 0xe0):
 		return true
 	}

@@ -61,8 +61,8 @@ type Runner struct {
 	// Voices are the audio endpoints of the providers that have them, by provider name:
 	// the assistants' stt and tts models (hear.go).
 	Voices map[string]*voice.Client
-	Log  *slog.Logger
-	cfg  Config
+	Log    *slog.Logger
+	cfg    Config
 
 	owner  string // this runner's id on the runs it owns; others' are orphans
 	loop   claim.Loop

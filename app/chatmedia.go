@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"encoding/base64"
+	"mime"
+	"strconv"
 	"strings"
 )
 
@@ -102,7 +104,7 @@ func (s *Service) mediaEvent(ctx context.Context, c Caller, chatID string, in Ch
 		if err != nil {
 			return err
 		}
-		f := s.newAudioFile(c.OrgID, chatID, m.ID, in.Data.Format, audio)
+		f := s.newAudioFile(c.OrgID, chatID, m.ID, audioMimetype(in.Data.Format, in.Data.SampleRate, in.Data.Channels), in.Data.Format, audio)
 		if err := tx.CreateFile(c.OrgID, f); err != nil {
 			return err
 		}
@@ -119,12 +121,30 @@ func (s *Service) mediaEvent(ctx context.Context, c Caller, chatID string, in Ch
 	return &m, err
 }
 
-func (s *Service) newAudioFile(orgID, chatID, messageID, format string, data []byte) ChatFile {
-	mf := MediaFormats[format]
+// audioMimetype is the MIME type a media event's audio is stored under. Raw formats keep
+// what a listener needs in parameters (rate, channels; RTP framing of Opus packets), so the
+// transcription can wrap them later (app/voice).
+func audioMimetype(format string, rate, channels *float64) string {
+	t := MediaFormats[format][0]
+	params := map[string]string{}
+	if format == "opus-rtp" {
+		params["framing"] = "rtp"
+	}
+	if format == "pcm-raw" || format == "mulaw" {
+		for name, v := range map[string]*float64{"rate": rate, "channels": channels} {
+			if v != nil && *v >= 1 && *v <= 384000 && *v == float64(int(*v)) {
+				params[name] = strconv.Itoa(int(*v))
+			}
+		}
+	}
+	return mime.FormatMediaType(t, params)
+}
+
+func (s *Service) newAudioFile(orgID, chatID, messageID, mimetype, format string, data []byte) ChatFile {
 	id := NewID("file")
-	name := id + "." + mf[1]
+	name := id + "." + MediaFormats[format][1]
 	return ChatFile{ChatID: chatID, MessageID: messageID, Data: data, Audio: Audio{ID: id, FileFilename: name,
-		FilePath: "chats/" + chatID + "/" + name, FileSize: int64(len(data)), FileMimetype: mf[0],
+		FilePath: "chats/" + chatID + "/" + name, FileSize: int64(len(data)), FileMimetype: mimetype,
 		FileURL:   s.Links.ChatFile(orgID, chatID, id),
 		CreatedAt: s.now()}}
 }

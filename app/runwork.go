@@ -43,6 +43,8 @@ type RunOutcome struct {
 	ToolCalls []ToolCallPart
 	Citations []Citation
 	Effects   []ToolEffect
+	// Speech is the answer spoken, attached to a COMPLETED reply (app/hearing.go).
+	Speech *Speech
 }
 
 // TurnUsage is the usage of one model call.

@@ -25,6 +25,9 @@ func (s *Service) commitReply(tx Tx, job RunJob, m Message, out RunOutcome, now 
 	}
 	setReply(&m, text)
 	m.Messages[0].Parts = append(m.Messages[0].Parts, toolParts(out.ToolCalls, out.Citations)...)
+	if err := s.attachSpeech(tx, job, &m, out.Speech, now); err != nil {
+		return nil, err
+	}
 	if err := s.writeRunMessage(tx, job.OrgID, m, now); err != nil || !apply || len(out.Effects) == 0 {
 		return &m, err
 	}

@@ -14,6 +14,14 @@ type Price struct {
 	Output     float64 `json:"output"`
 	CacheRead  float64 `json:"cache_read"`
 	CacheWrite float64 `json:"cache_write"`
+	// Audio prices: per minute transcribed, per million characters spoken.
+	AudioMinute        float64 `json:"audio_minute"`
+	SpeechMillionChars float64 `json:"speech_million_characters"`
+}
+
+// AudioCost prices seconds transcribed and characters synthesized.
+func (p Price) AudioCost(seconds, characters float64) float64 {
+	return seconds/60*p.AudioMinute + characters*p.SpeechMillionChars/1e6
 }
 
 // Cost prices usage. Input tokens count every input token, cache reads and writes
@@ -49,9 +57,12 @@ type UsageEntry struct {
 	ChatID      string
 	MessageID   string
 	UsageCounter
-	Cost      float64
-	Estimated bool
-	CreatedAt Time
+	// AudioSeconds and SpeechCharacters count a transcription and a spoken answer.
+	AudioSeconds     float64
+	SpeechCharacters float64
+	Cost             float64
+	Estimated        bool
+	CreatedAt        Time
 }
 
 // UsageRow is one line of the usage report: a day and a model.
@@ -60,7 +71,9 @@ type UsageRow struct {
 	Model string `json:"model"`
 	Calls int    `json:"calls"`
 	UsageCounter
-	Cost float64 `json:"cost"`
+	AudioSeconds     float64 `json:"audio_seconds"`
+	SpeechCharacters float64 `json:"speech_characters"`
+	Cost             float64 `json:"cost"`
 	// Estimated is true when some of the calls' counts were estimated from text.
 	Estimated bool `json:"estimated"`
 }

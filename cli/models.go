@@ -85,6 +85,9 @@ func readPrices(v *viper.Viper) (Prices, error) {
 		Output     float64 `mapstructure:"output"`
 		CacheRead  float64 `mapstructure:"cache_read"`
 		CacheWrite float64 `mapstructure:"cache_write"`
+		// Audio models: per minute transcribed, per million characters spoken.
+		AudioMinute        float64 `mapstructure:"audio_minute"`
+		SpeechMillionChars float64 `mapstructure:"speech_million_characters"`
 	}
 	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{WeaklyTypedInput: true, ErrorUnused: true, Result: &prices})
 	if err == nil {
@@ -94,7 +97,8 @@ func readPrices(v *viper.Viper) (Prices, error) {
 		return nil, fmt.Errorf("config: models.prices: %w", err)
 	}
 	for model, p := range prices {
-		out[strings.ToLower(model)] = app.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}
+		out[strings.ToLower(model)] = app.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite,
+			AudioMinute: p.AudioMinute, SpeechMillionChars: p.SpeechMillionChars}
 	}
 	return out, nil
 }

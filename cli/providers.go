@@ -11,6 +11,7 @@ import (
 	"wsapi/app/assist/anthropic"
 	"wsapi/app/assist/builtin"
 	"wsapi/app/assist/openai"
+	"wsapi/app/voice"
 )
 
 // wireAssistants makes the run worker with its providers.
@@ -30,8 +31,29 @@ func (rt *Runtime) wireAssistants(cfg Config, opt Options) error {
 	if rt.Runner.HTTP, err = guardedClient(cfg, opt, false); err != nil {
 		return err
 	}
+	rt.Runner.Voices = voices(m)
 	rt.runs.runner = rt.Runner
 	return nil
+}
+
+// voices are the audio endpoints of the OpenAI-compatible providers (the assistants' stt and
+// tts models); an Anthropic provider has none. Their URLs are the operator's, not a tenant's.
+func voices(m ModelsConfig) map[string]*voice.Client {
+	out := map[string]*voice.Client{}
+	for name, p := range m.Providers {
+		if p.Type == "openai" {
+			timeout := p.Timeout
+			if timeout == 0 {
+				timeout = DefaultProviderTimeout
+			}
+			base := p.BaseURL
+			if base == "" {
+				base = "https://api.openai.com/v1" // as the chat provider defaults
+			}
+			out[name] = &voice.Client{BaseURL: base, APIKey: p.APIKey, Timeout: timeout}
+		}
+	}
+	return out
 }
 
 // assistantPolicies are the service's run and automation policies.

@@ -9,11 +9,12 @@ import (
 // RecordUsage appends model calls to the usage ledger.
 func (t *Tx) RecordUsage(entries []app.UsageEntry) error {
 	return t.insertBatches(`INSERT INTO usage_ledger (org_id, day, model, assistant_id, chat_id, message_id, input_tokens,
-		output_tokens, total_tokens, reasoning_tokens, input_tokens_cache_read, input_tokens_cache_write, cost, estimated,
-		created_at)`, 15, len(entries), func(i int) []any {
+		output_tokens, total_tokens, reasoning_tokens, input_tokens_cache_read, input_tokens_cache_write, audio_seconds,
+		speech_characters, cost, estimated, created_at)`, 17, len(entries), func(i int) []any {
 		e := entries[i]
 		return []any{e.OrgID, e.Day, e.Model, e.AssistantID, e.ChatID, e.MessageID, e.InputTokens, e.OutputTokens,
-			e.TotalTokens, e.ReasoningTokens, e.InputTokensCacheRead, e.InputTokensCacheWrite, e.Cost, e.Estimated, e.CreatedAt}
+			e.TotalTokens, e.ReasoningTokens, e.InputTokensCacheRead, e.InputTokensCacheWrite, e.AudioSeconds,
+			e.SpeechCharacters, e.Cost, e.Estimated, e.CreatedAt}
 	})
 }
 
@@ -35,7 +36,8 @@ func (t *Tx) UsageReport(orgID string, q app.UsageQuery, p app.Page) ([]app.Usag
 		return nil, 0, err
 	}
 	rows, err := t.query(`SELECT day, model, COUNT(*), SUM(input_tokens), SUM(output_tokens), SUM(total_tokens),
-		SUM(reasoning_tokens), SUM(input_tokens_cache_read), SUM(input_tokens_cache_write), SUM(cost), MAX(estimated)
+		SUM(reasoning_tokens), SUM(input_tokens_cache_read), SUM(input_tokens_cache_write), SUM(audio_seconds),
+		SUM(speech_characters), SUM(cost), MAX(estimated)
 		FROM usage_ledger WHERE `+where+` GROUP BY day, model ORDER BY day, model LIMIT ? OFFSET ?`,
 		append(args, p.Take, p.Offset())...)
 	if err != nil {
@@ -43,7 +45,7 @@ func (t *Tx) UsageReport(orgID string, q app.UsageQuery, p app.Page) ([]app.Usag
 	}
 	out, err := collect(rows, func(s rowScanner) (r app.UsageRow, err error) {
 		return r, s.Scan(&r.Day, &r.Model, &r.Calls, &r.InputTokens, &r.OutputTokens, &r.TotalTokens, &r.ReasoningTokens,
-			&r.InputTokensCacheRead, &r.InputTokensCacheWrite, &r.Cost, &r.Estimated)
+			&r.InputTokensCacheRead, &r.InputTokensCacheWrite, &r.AudioSeconds, &r.SpeechCharacters, &r.Cost, &r.Estimated)
 	})
 	if out == nil && err == nil {
 		out = []app.UsageRow{} // an empty report is [], not null

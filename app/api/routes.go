@@ -93,6 +93,7 @@ func (s *Server) routes() []*route {
 		public(get, "/widget/{asi}/api/messages", s.visitorMessages),
 		public(post, "/widget/{asi}/api/messages", s.visitorSend),
 		public(post, "/widget/{asi}/api/files", s.visitorFile),
+		public(get, "/widget/{asi}/api/files/{file_id}", s.visitorFileRead),
 		public(get, "/widget/{asi}/api/stream", s.visitorStream),
 
 		r(get, "/orgs/{org}", rd("org"), s.getOrg),

@@ -244,11 +244,11 @@ func (s *Server) visitorFile(rq *Request) error {
 	if err := s.visitorLimits.message(rq, v); err != nil {
 		return err
 	}
-	name, data, err := readUpload(rq)
+	name, declared, data, err := readUpload(rq)
 	if err != nil {
 		return err
 	}
-	m, err := s.svc.VisitorFile(rq.Ctx(), v, name, http.DetectContentType(data), data)
+	m, err := s.svc.VisitorFile(rq.Ctx(), v, name, widget.FileType(declared, data), data)
 	if err != nil {
 		return err
 	}
@@ -260,33 +260,33 @@ func (s *Server) visitorFile(rq *Request) error {
 }
 
 // readUpload reads the multipart part "file", refusing more than app.MaxVisitorFile.
-func readUpload(rq *Request) (string, []byte, error) {
+func readUpload(rq *Request) (name, declared string, data []byte, err error) {
 	body := http.MaxBytesReader(rq.W, rq.R.Body, app.MaxVisitorFile+64<<10) // the file and its part headers
 	rq.R.Body = body
 	mr, err := rq.R.MultipartReader()
 	if err != nil {
-		return "", nil, app.Invalid("file", "send the file as multipart/form-data in the field \"file\"")
+		return "", "", nil, app.Invalid("file", "send the file as multipart/form-data in the field \"file\"")
 	}
 	for {
 		part, err := mr.NextPart()
 		var tooBig *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooBig):
-			return "", nil, errTooLarge
+			return "", "", nil, errTooLarge
 		case err != nil:
-			return "", nil, app.Invalid("file", "send the file as multipart/form-data in the field \"file\"")
+			return "", "", nil, app.Invalid("file", "send the file as multipart/form-data in the field \"file\"")
 		}
 		if part.FormName() != "file" {
 			continue
 		}
 		data, err := io.ReadAll(io.LimitReader(part, app.MaxVisitorFile+1))
 		if errors.As(err, &tooBig) || len(data) > app.MaxVisitorFile {
-			return "", nil, errTooLarge
+			return "", "", nil, errTooLarge
 		}
 		if err != nil {
-			return "", nil, app.Invalid("file", "could not be read")
+			return "", "", nil, app.Invalid("file", "could not be read")
 		}
-		return filepath.Base(part.FileName()), data, nil
+		return filepath.Base(part.FileName()), part.Header.Get("Content-Type"), data, nil
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"wsapi/app"
 	"wsapi/app/claim"
+	"wsapi/app/voice"
 )
 
 // Config tunes the runner (assistants.* and models.fallback).
@@ -42,6 +43,9 @@ type Runs interface {
 	RecordToolCall(ctx context.Context, job app.RunJob, call app.ToolCallPart) error
 	RunMetrics() app.RunRecorder
 	GetConnection(ctx context.Context, orgID, id string) (app.Connection, error)
+	// GetFile and RecordHearing serve the transcription of a contact's audio (hear.go).
+	GetFile(ctx context.Context, orgID, chatID, id string) (app.ChatFile, error)
+	RecordHearing(ctx context.Context, job app.RunJob, messageID string, h app.Hearing) error
 	SearchKnowledge(ctx context.Context, orgID, assistantID, query string, limit int) ([]app.Chunk, error)
 }
 
@@ -54,8 +58,11 @@ type Runner struct {
 	Live app.Live
 	// HTTP is the SSRF-guarded client that calls chat tools' callbacks; nil: none work.
 	HTTP *http.Client
-	Log  *slog.Logger
-	cfg  Config
+	// Voices are the audio endpoints of the providers that have them, by provider name:
+	// the assistants' stt and tts models (hear.go).
+	Voices map[string]*voice.Client
+	Log    *slog.Logger
+	cfg    Config
 
 	owner  string // this runner's id on the runs it owns; others' are orphans
 	loop   claim.Loop
@@ -168,6 +175,9 @@ func (r *Runner) execute(ctx context.Context, job app.RunJob, a *activeRun) app.
 	if err != nil {
 		return r.ended(ctx, a, app.RunOutcome{}, err)
 	}
+	if r.hear(ctx, job, &in) {
+		return app.RunOutcome{Status: "COMPLETED", Text: CouldNotHear}
+	}
 	req := BuildRequest(in)
 	rep := &reply{runner: r, ctx: ctx, job: job, cancel: a.cancel, lastFlush: time.Now()}
 	tr := r.newToolRun(job, in)
@@ -175,6 +185,9 @@ func (r *Runner) execute(ctx context.Context, job app.RunJob, a *activeRun) app.
 	rep.close()
 	out := app.RunOutcome{Status: "COMPLETED", Text: rep.String(), Model: model, Turns: turns,
 		ToolCalls: tr.calls, Citations: tr.cites, Effects: tr.effects}
+	if err == nil {
+		r.speak(ctx, job, in, &out)
+	}
 	return r.ended(ctx, a, out, err)
 }
 

@@ -48,6 +48,9 @@ func Options(path, profile string) []chromedp.ExecAllocatorOption {
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints"),
 		chromedp.Flag("no-proxy-server", true),
+		// A microphone that plays a tone, allowed without a prompt (the widget's voice button).
+		chromedp.Flag("use-fake-device-for-media-stream", true),
+		chromedp.Flag("use-fake-ui-for-media-stream", true),
 		chromedp.WindowSize(1280, 800),
 	}
 }

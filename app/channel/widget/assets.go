@@ -116,6 +116,6 @@ func CSP(origins []string) string {
 	if len(origins) > 0 {
 		ancestors = strings.Join(origins, " ")
 	}
-	return "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
+	return "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; media-src blob:; " +
 		"base-uri 'none'; form-action 'none'; frame-ancestors " + ancestors
 }

@@ -2,6 +2,8 @@ package widget
 
 import (
 	"encoding/json"
+	"mime"
+	"net/http"
 	"strings"
 
 	"wsapi/app"
@@ -11,28 +13,42 @@ import (
 // assistant or a member, by first name), its text and state. Tool calls, citations, usage
 // and the members' ids stay in the inbox.
 type Message struct {
-	ID        string   `json:"id"`
-	Role      string   `json:"role"`
-	Status    string   `json:"status"`
-	Text      string   `json:"text"`
-	Author    string   `json:"author"`
+	ID     string `json:"id"`
+	Role   string `json:"role"`
+	Status string `json:"status"`
+	Text   string `json:"text"`
+	Author string `json:"author"`
+	// Audio lists the message's sounds: the visitor's recordings and the assistant's spoken
+	// answers, read through GET .../api/files/{id}.
+	Audio     []Sound  `json:"audio"`
 	CreatedAt app.Time `json:"created_at"`
+}
+
+// Sound is a playable file of a message.
+type Sound struct {
+	ID       string `json:"id"`
+	Mimetype string `json:"mimetype"`
 }
 
 // MessageView is m as the visitor sees it.
 func MessageView(m app.Message) Message {
 	var b strings.Builder
+	sounds := []Sound{}
 	for _, t := range m.Messages {
 		for _, p := range t.Parts {
-			switch p.Type {
-			case "text":
+			switch {
+			case p.Type == "text":
 				b.WriteString(p.Text)
-			case "file":
+			case p.Type == "audio" && p.Audio != nil:
+				sounds = append(sounds, Sound{ID: p.Audio.ID, Mimetype: p.Audio.FileMimetype})
+			case p.Type == "file" && p.File != nil && strings.HasPrefix(p.File.FileMimetype, "audio/"):
+				sounds = append(sounds, Sound{ID: p.File.ID, Mimetype: p.File.FileMimetype})
+			case p.Type == "file":
 				b.WriteString("[file: " + p.Text + "]")
 			}
 		}
 	}
-	v := Message{ID: m.ID, Role: m.Role, Status: m.Status, Text: b.String(), CreatedAt: m.CreatedAt}
+	v := Message{ID: m.ID, Role: m.Role, Status: m.Status, Text: b.String(), Audio: sounds, CreatedAt: m.CreatedAt}
 	if m.Role == "admin" && m.Member != nil && m.Member.User != nil {
 		v.Author, _, _ = strings.Cut(m.Member.User.Name, " ")
 	}
@@ -107,4 +123,21 @@ func Event(typ string, data []byte) ([]byte, bool) {
 func encode(v any) ([]byte, bool) {
 	b, err := app.EncodeJSON(v)
 	return b, err == nil
+}
+
+// FileType is the MIME type a visitor's file is stored under: the sniffed one, except for a
+// recording whose container the sniffer names as video or a bare Ogg (a WebM or Ogg
+// recording from the microphone button), which keeps the audio type the browser declared.
+func FileType(declared string, data []byte) string {
+	sniffed := http.DetectContentType(data)
+	t, _, err := mime.ParseMediaType(declared)
+	if err != nil || !strings.HasPrefix(t, "audio/") {
+		return sniffed
+	}
+	switch {
+	case sniffed == "video/webm" && t == "audio/webm", sniffed == "application/ogg" && t == "audio/ogg",
+		strings.HasPrefix(sniffed, "audio/"):
+		return t
+	}
+	return sniffed
 }

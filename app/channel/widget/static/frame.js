@@ -7,6 +7,7 @@
   var api = "/widget/" + encodeURIComponent(asi) + "/api";
   var key = "appwidget:" + asi;
   var token = null, chatID = null, es = null, started = false, who = null, msgs = {}, count = 0, rates = false;
+  var sounds = {}, spoke = false; // audio elements by file id; whether the visitor recorded here
 
   function $(id) { return document.getElementById(id); }
   function stored() { try { return JSON.parse(localStorage.getItem(key)); } catch (e) { return null; } }
@@ -116,7 +117,25 @@
       m.el.appendChild(who);
     }
     m.el.appendChild(document.createTextNode(m.text));
+    (m.audio || []).forEach(function (a) { m.el.appendChild(sound(a, m)); });
     $("log").scrollTop = $("log").scrollHeight;
+  }
+  // sound is the player of a message's audio, fetched once with the session's token (a
+  // media element cannot send it) and played from a blob: URL; a spoken answer to a visitor
+  // who recorded plays at once.
+  function sound(a, m) {
+    if (sounds[a.id]) return sounds[a.id];
+    var el = document.createElement("audio");
+    el.controls = true;
+    el.preload = "none";
+    sounds[a.id] = el;
+    fetch(api + "/files/" + encodeURIComponent(a.id) + "?chat_id=" + encodeURIComponent(chatID), { headers: { "X-Session-Token": token } })
+      .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.blob(); })
+      .then(function (b) {
+        el.src = URL.createObjectURL(b);
+        if (spoke && m.role === "assistant") el.play().catch(function () { /* the browser refused autoplay */ });
+      }).catch(function () { el.remove(); });
+    return el;
   }
   function setChat(c) {
     var note = $("note");
@@ -172,10 +191,13 @@
   $("file").addEventListener("change", function () {
     var f = $("file").files[0];
     $("file").value = "";
+    upload(f, f && f.name);
+  });
+  function upload(f, name) {
     if (!f || !token) return;
     if (f.size > 10 * 1024 * 1024) { showError("Files can be at most 10 MB."); return; }
     var body = new FormData();
-    body.append("file", f);
+    body.append("file", f, name);
     fetch(api + "/files", { method: "POST", headers: { "X-Session-Token": token }, body: body })
       .then(function (r) { return r.json().then(function (j) { if (!r.ok) throw new Error((j.error && j.error.message) || "HTTP " + r.status); return j; }); })
       .then(function (r) {
@@ -183,7 +205,50 @@
         if (chatID !== r.chat.id) { chatID = r.chat.id; listen(); }
         upsert(r.message);
       }).catch(function (e) { showError("Your file was not sent: " + e.message); });
-  });
+  }
+
+  // The microphone: hold the button to talk and release to send, or tap it to start and tap
+  // again to send (Space and Enter do the same on the focused button).
+  var rec = null, pressedAt = 0;
+  function record() {
+    rec = { chunks: [], stop: false };
+    var r = rec;
+    navigator.mediaDevices.getUserMedia({ audio: true }).then(function (stream) {
+      r.media = new MediaRecorder(stream);
+      r.media.ondataavailable = function (e) { if (e.data.size) r.chunks.push(e.data); };
+      r.media.onstop = function () {
+        stream.getTracks().forEach(function (t) { t.stop(); });
+        var type = (r.media.mimeType || "audio/webm").split(";")[0];
+        var ext = type.indexOf("ogg") >= 0 ? "ogg" : type.indexOf("mp4") >= 0 ? "m4a" : "webm";
+        if (r.chunks.length) { spoke = true; upload(new Blob(r.chunks, { type: type }), "voice." + ext); }
+      };
+      r.media.start();
+      $("mic").classList.add("rec");
+      if (r.stop) stopRecording();
+    }).catch(function (e) { rec = null; showError("The microphone is not available: " + e.message); });
+  }
+  function stopRecording() {
+    if (!rec) return;
+    if (!rec.media) { rec.stop = true; return; } // released before the microphone opened
+    $("mic").classList.remove("rec");
+    if (rec.media.state !== "inactive") rec.media.stop();
+    rec = null;
+  }
+  function press() {
+    if (!token) return;
+    if (rec) { stopRecording(); return; } // the second tap
+    pressedAt = Date.now();
+    record();
+  }
+  function release() { if (rec && Date.now() - pressedAt > 400) stopRecording(); } // a hold, not a tap
+  if (window.MediaRecorder && navigator.mediaDevices) {
+    var mic = $("mic");
+    mic.hidden = false;
+    mic.addEventListener("pointerdown", function (e) { e.preventDefault(); press(); });
+    ["pointerup", "pointerleave", "pointercancel"].forEach(function (t) { mic.addEventListener(t, release); });
+    mic.addEventListener("keydown", function (e) { if ((e.key === " " || e.key === "Enter") && !e.repeat) { e.preventDefault(); press(); } });
+    mic.addEventListener("keyup", function (e) { if (e.key === " " || e.key === "Enter") release(); });
+  }
   $("text").addEventListener("keydown", function (e) {
     if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("send").requestSubmit(); }
   });

@@ -41,6 +41,7 @@
     frame = el("iframe", "border:0;width:100%;height:100%");
     frame.title = "Chat";
     frame.setAttribute("data-appwidget", "frame");
+    frame.allow = "microphone; autoplay"; // the voice button records, a spoken answer plays
     frame.src = base + "/widget/" + encodeURIComponent(asi);
     box.appendChild(frame);
     document.body.appendChild(box);

@@ -59,7 +59,7 @@ func (s *Server) mount() *httprouter.Router {
 	router := httprouter.New()
 	router.RedirectTrailingSlash = false
 	router.HandleMethodNotAllowed = false
-	for _, rt := range s.routes() {
+	for _, rt := range append(s.routes(), s.settingsRoutes()...) {
 		router.Handle(rt.method, rt.path, func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 			s.serveRoute(rt, w, r, ps)
 		})
@@ -88,6 +88,7 @@ func (s *Server) serveRoute(rt route, w http.ResponseWriter, r *http.Request, ps
 			return
 		}
 		rq.Session = ses
+		s.actAs(rq)
 		if r.Method != http.MethodGet && r.Method != http.MethodHead && !s.validCSRF(r) {
 			s.writeError(rq, errCSRF)
 			return

@@ -14,7 +14,7 @@ func settingsFuncs() template.FuncMap {
 		"roleChoice": func(roles []app.Role, current string) map[string]any {
 			return map[string]any{"Roles": roles, "Current": current}
 		},
-		"permBoxes": permBoxes,
+		"permBoxes":  permBoxes,
 		"hookFields": hookFields,
 		"formPerms": func(f form) []app.Permission {
 			var ps []app.Permission
@@ -29,7 +29,7 @@ func settingsFuncs() template.FuncMap {
 			}
 			return *s
 		},
-		"join": strings.Join,
+		"join":  strings.Join,
 		"money": func(v float64) string { return trimFloat(v) },
 	}
 }

@@ -211,6 +211,21 @@ func TestBrowserSettingsImportAndBroadcast(t *testing.T) {
 	if rows := eval[int](t, ctx, `document.querySelectorAll("#recipients tbody tr").length`); rows != 2 {
 		t.Fatalf("%d recipients, want 2", rows)
 	}
+	e.WaitIdle()
+	step(t, ctx, "the recipients once sent", chromedp.Reload(), chromedp.WaitVisible(css("#recipients")))
+	var rs []map[string]any
+	e.Do("GET", "/orgs/c/broadcasts/recipients", e.AdminKey, nil).Expect(200).JSON(&rs)
+	want := 0
+	for _, r := range rs {
+		for _, f := range app.RecipientFlags {
+			if r["is_"+f] == true {
+				want++
+			}
+		}
+	}
+	if got := eval[int](t, ctx, `document.querySelectorAll("#recipients td.flag span").length`); got != want || want == 18 {
+		t.Fatalf("the page ticks %d flags, the API sets %d (of 18)", got, want)
+	}
 	browsertest.Screenshot(t, ctx, "settings-broadcast", 1280)
 
 	step(t, ctx, "usage", chromedp.Navigate(base+"/app/usage"), chromedp.WaitVisible(css("#balance")))

@@ -29,7 +29,13 @@ func settingsFuncs() template.FuncMap {
 			}
 			return *s
 		},
-		"join":  strings.Join,
+		"join": strings.Join,
+		"flagAt": func(r app.Recipient, flag string) string {
+			if at, ok := r.Flags[flag]; ok {
+				return at.UTC().Format("2006-01-02 15:04 UTC")
+			}
+			return ""
+		},
 		"money": func(v float64) string { return trimFloat(v) },
 	}
 }

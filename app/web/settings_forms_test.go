@@ -1,0 +1,215 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"wsapi/app"
+	"wsapi/app/apitest"
+)
+
+// upload posts a CSV to the import as htmx does: multipart, the CSRF token in the header.
+func (b *tab) upload(path, csv string, fields ...string) answer {
+	b.t.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	if csv != "" {
+		fw, _ := w.CreateFormFile("file", "people.csv")
+		io.WriteString(fw, csv)
+	}
+	for i := 0; i+1 < len(fields); i += 2 {
+		w.WriteField(fields[i], fields[i+1])
+	}
+	w.Close()
+	req, _ := http.NewRequest("POST", b.e.Server.URL+path, &body)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	req.Header.Set("Origin", b.e.Server.URL)
+	req.Header.Set("X-CSRF-Token", b.csrf)
+	req.Header.Set("HX-Request", "true")
+	res, err := b.client.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	return answer{Status: res.StatusCode, Header: res.Header, Body: string(data)}
+}
+
+func checkedSum(t *testing.T, body string) string {
+	t.Helper()
+	const mark = `name="checked" value="`
+	i := strings.Index(body, mark)
+	if i < 0 {
+		t.Fatalf("the dry run carries no checked hash: %.400s", body)
+	}
+	return body[i+len(mark) : i+len(mark)+64]
+}
+
+func countContacts(t *testing.T, e *apitest.Env, search string) int {
+	t.Helper()
+	var cs []app.Contact
+	e.Do("GET", "/orgs/c/contacts?search="+url.QueryEscape(search), e.AdminKey, nil).Expect(200).JSON(&cs)
+	return len(cs)
+}
+
+// The import writes only the very file a dry run was shown for; a role that reads contacts
+// may check a file but not import it; a file that is not a CSV of contacts is refused on the
+// file field (422, swapped in place by htmx).
+func TestSettingsImportNeedsTheDryRun(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t)
+	b := signedIn(t, e, e.Owner)
+	b.get("/app/contacts").expect(t, 200)
+	csv := "email,name\nlea@example.com,Lea Import\nmax@example.com,Max Import\n"
+	a := b.upload("/app/contacts/import", csv).expect(t, http.StatusUnprocessableEntity)
+	if !strings.Contains(a.Body, `id="import-file-error">has not been checked`) {
+		t.Fatalf("an import without a dry run: %.400s", a.Body)
+	}
+	dry := b.upload("/app/contacts/import/dry", csv).expect(t, 200)
+	if !strings.Contains(dry.Body, `id="count-created">2<`) || countContacts(t, e, "Import") != 0 {
+		t.Fatalf("dry run: %.400s", dry.Body)
+	}
+	sum := checkedSum(t, dry.Body)
+	other := csv + "zoe@example.com,Zoe Import\n"
+	b.upload("/app/contacts/import", other, "checked", sum).expect(t, http.StatusUnprocessableEntity)
+	if n := countContacts(t, e, "Import"); n != 0 {
+		t.Fatalf("another file than the one checked wrote %d contacts", n)
+	}
+	b.upload("/app/contacts/import", csv, "checked", sum).expect(t, 200)
+	if n := countContacts(t, e, "Import"); n != 2 {
+		t.Fatalf("%d contacts after the import, want 2", n)
+	}
+	for name, bad := range map[string]string{
+		"no file":      "",
+		"no header":    "\n",
+		"no column":    "colour,size\nred,9\n",
+		"broken quote": "name\n\"Ann\n",
+	} {
+		a := b.upload("/app/contacts/import/dry", bad).expect(t, http.StatusUnprocessableEntity)
+		if !strings.Contains(a.Body, `id="import-file-error"`) {
+			t.Errorf("%s: %.300s", name, a.Body)
+		}
+	}
+	reader := signedIn(t, e, roleMember(t, e, "inbox:read", "contacts:read"))
+	reader.get("/app/contacts").expect(t, 200)
+	rdry := reader.upload("/app/contacts/import/dry", "email\nnew@example.com\n").expect(t, 200)
+	if strings.Contains(rdry.Body, `id="import-run"`) {
+		t.Fatal("a read-only role is offered the import")
+	}
+	reader.upload("/app/contacts/import", "email\nnew@example.com\n", "checked", checkedSum(t, b.upload("/app/contacts/import/dry", "email\nnew@example.com\n").Body)).expect(t, http.StatusForbidden)
+	if n := countContacts(t, e, "new@example.com"); n != 0 {
+		t.Fatal("a read-only role imported")
+	}
+}
+
+// Members and roles through the page: a role made with its permissions, granted to a
+// member, edited; a held role cannot be deleted (the API's conflict, on the page); the
+// member removed, then the role deleted.
+func TestSettingsMembersAndRoles(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t)
+	b := signedIn(t, e, e.Owner)
+	b.get("/app/members").expect(t, 200)
+	post := func(path string, form url.Values) answer {
+		form.Set("csrf", b.csrf)
+		return b.do("POST", path, form)
+	}
+	post("/app/roles", url.Values{"name": {"Support"}, "permissions": {"inbox:read", "inbox:write", "contacts:read"}}).expect(t, http.StatusSeeOther)
+	var roles []app.Role
+	e.Do("GET", "/orgs/c/roles", e.AdminKey, nil).Expect(200).JSON(&roles)
+	if len(roles) != 1 || roles[0].Name != "Support" || !app.NewPermissionSet(roles[0].Permissions).Has("inbox:write") {
+		t.Fatalf("roles: %+v", roles)
+	}
+	m := e.Member(e.AdminKey, "c", "Rita Role", "MEMBER")
+	post("/app/members/"+m.ID, url.Values{"role": {roles[0].ID}}).expect(t, http.StatusSeeOther)
+	var got app.Member
+	e.Do("GET", "/orgs/c/members/"+m.ID, e.AdminKey, nil).Expect(200).JSON(&got)
+	if got.Role != roles[0].ID {
+		t.Fatalf("role after the change: %s", got.Role)
+	}
+	post("/app/roles/"+roles[0].ID, url.Values{"name": {"Support desk"}, "permissions": {"inbox:read"}}).expect(t, http.StatusSeeOther)
+	var r app.Role
+	e.Do("GET", "/orgs/c/roles/"+roles[0].ID, e.AdminKey, nil).Expect(200).JSON(&r)
+	if r.Name != "Support desk" || app.NewPermissionSet(r.Permissions).Has("inbox:write") {
+		t.Fatalf("role after the edit: %+v", r)
+	}
+	a := post("/app/roles/"+r.ID+"/delete", url.Values{}).expect(t, http.StatusConflict)
+	if !strings.Contains(a.Body, `id="form-error">1 member(s) still hold this role`) {
+		t.Fatalf("deleting a held role: %.600s", a.Body)
+	}
+	// The only admin cannot be demoted (the API's rule, shown on the page).
+	a = post("/app/members/"+e.Owner.ID, url.Values{"role": {"MEMBER"}})
+	if a.Status < 400 || !strings.Contains(a.Body, `id="form-error"`) {
+		t.Fatalf("demoting the last admin: %d %.300s", a.Status, a.Body)
+	}
+	post("/app/members/"+m.ID+"/delete", url.Values{}).expect(t, http.StatusSeeOther)
+	e.Do("GET", "/orgs/c/members/"+m.ID, e.AdminKey, nil).Expect(404)
+	post("/app/roles/"+r.ID+"/delete", url.Values{}).expect(t, http.StatusSeeOther)
+	e.Do("GET", "/orgs/c/roles/"+r.ID, e.AdminKey, nil).Expect(404)
+}
+
+// A webhook disabled after failures shows why; saving it enabled clears the reason, as the
+// API's PATCH does.
+func TestSettingsWebhookDisabledReason(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t)
+	w := e.Webhook(e.AdminKey, "c", "https://hooks.example.com/in", "contact.blocked")
+	store := e.Runtime.Service.Store
+	err := store.Write(context.Background(), func(tx app.Tx) error {
+		got, err := tx.GetWebhook(e.Org.ID, w.ID)
+		if err != nil {
+			return err
+		}
+		reason := "30 deliveries in a row failed; last error: HTTP 500"
+		got.Enabled, got.DisabledReason, got.ConsecutiveFailures = false, &reason, 30
+		return tx.SetWebhookHealth(got)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := signedIn(t, e, e.Owner)
+	page := b.get("/app/webhooks/" + w.ID).expect(t, 200)
+	if !strings.Contains(page.Body, `id="disabled-reason">Disabled: 30 deliveries in a row failed; last error: HTTP 500`) {
+		t.Fatalf("no disabled reason: %.1500s", page.Body)
+	}
+	b.do("POST", "/app/webhooks/"+w.ID, url.Values{"csrf": {b.csrf}, "name": {"hook"}, "url": {w.URL}, "events": {"contact.blocked", "chat.assigned"}, "enabled": {"on"}}).expect(t, http.StatusSeeOther)
+	var after app.Webhook
+	e.Do("GET", "/orgs/c/webhooks/"+w.ID, e.AdminKey, nil).Expect(200).JSON(&after)
+	if !after.Enabled || after.DisabledReason != nil || len(after.Events) != 2 {
+		t.Fatalf("after enabling: %+v", after)
+	}
+}
+
+// The usage page shows the balance and the ledger by day and model with its total.
+func TestSettingsUsage(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t)
+	if _, err := e.Runtime.Service.SetBalance(context.Background(), e.Org.ID, 12.5); err != nil {
+		t.Fatal(err)
+	}
+	err := e.Runtime.Service.Store.Write(context.Background(), func(tx app.Tx) error {
+		return tx.RecordUsage([]app.UsageEntry{
+			{OrgID: e.Org.ID, Day: "2026-01-01", Model: "gpt-test", UsageCounter: app.UsageCounter{InputTokens: 1200, OutputTokens: 300}, Cost: 0.25, CreatedAt: app.Time{Time: e.Clock.Now()}},
+			{OrgID: e.Org.ID, Day: "2026-01-02", Model: "claude-test", UsageCounter: app.UsageCounter{InputTokens: 10, OutputTokens: 5}, Cost: 0.5, CreatedAt: app.Time{Time: e.Clock.Now()}},
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := signedIn(t, e, e.Owner)
+	a := b.get("/app/usage?from=2026-01-01&to=2026-01-02").expect(t, 200)
+	for _, want := range []string{`id="balance">12.5<`, "<td>2026-01-01</td><td>gpt-test</td>", "<td>1200</td>", "<td>2026-01-02</td><td>claude-test</td>", "<td>0.75</td>"} {
+		if !strings.Contains(a.Body, want) {
+			t.Errorf("usage page lacks %s", want)
+		}
+	}
+	if a := b.get("/app/usage?from=2026-01-02&to=2026-01-02").expect(t, 200); strings.Contains(a.Body, "gpt-test") {
+		t.Error("the day filter does not apply")
+	}
+}

@@ -174,7 +174,7 @@ func TestSettingsWebhookDisabledReason(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := signedIn(t, e, e.Owner)
-	page := b.get("/app/webhooks/" + w.ID).expect(t, 200)
+	page := b.get("/app/webhooks/"+w.ID).expect(t, 200)
 	if !strings.Contains(page.Body, `id="disabled-reason">Disabled: 30 deliveries in a row failed; last error: HTTP 500`) {
 		t.Fatalf("no disabled reason: %.1500s", page.Body)
 	}

@@ -97,6 +97,10 @@ func TestBrowserSettingsMembersAndKeys(t *testing.T) {
 			id = k.ID
 		}
 	}
+	step(t, ctx, "the keys again", chromedp.Navigate(base+"/app/keys"), chromedp.WaitVisible(css("#key-form")))
+	if eval[bool](t, ctx, `!!document.querySelector("#new-token") || document.body.innerHTML.includes(`+fmt.Sprintf("%q", token)+`)`) {
+		t.Fatal("the token is shown again")
+	}
 	step(t, ctx, "rotate", chromedp.Click(css("#key-"+id+" .rotate")), chromedp.WaitVisible(css("#new-token")))
 	rotated := value(t, ctx, "#new-token")
 	if rotated == token || apiStatus(t, e, token) != 401 || apiStatus(t, e, rotated) != 200 {

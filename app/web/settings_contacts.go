@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"wsapi/app"
@@ -18,6 +19,8 @@ type contactsView struct {
 	Total    int
 	Search   string
 	Segment  string
+	Page     int
+	Pages    int
 	Segments []app.Segment
 	CanWrite bool
 	Form     form // the segment form shown back
@@ -27,18 +30,22 @@ const contactsPage = 50
 
 func (s *Server) contactsView(rq *Request) (contactsView, error) {
 	q := rq.R.URL.Query()
-	v := contactsView{Search: q.Get("q"), Segment: q.Get("segment"), CanWrite: rq.Can(app.Write("contacts"))}
-	l, err := s.svc.ListContacts(rq.Ctx(), rq.Org(), app.ContactFilter{Search: v.Search, SegmentID: v.Segment}, app.Page{Page: 1, Take: contactsPage})
+	v := contactsView{Search: q.Get("q"), Segment: q.Get("segment"), CanWrite: rq.Can(app.Write("contacts")), Page: 1}
+	if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 1 {
+		v.Page = n
+	}
+	l, err := s.svc.ListContacts(rq.Ctx(), rq.Org(), app.ContactFilter{Search: v.Search, SegmentID: v.Segment}, app.Page{Page: v.Page, Take: contactsPage})
 	if err != nil {
 		return v, err
 	}
 	v.Contacts, v.Total = l.Items, l.Total
+	v.Pages = (l.Total + contactsPage - 1) / contactsPage
 	segs, err := s.svc.ListSegments(rq.Ctx(), rq.Org(), app.Page{Page: 1, Take: app.MaxTake})
 	v.Segments = segs.Items
 	return v, err
 }
 
-// contacts is GET /app/contacts?q=&segment=: the contacts found (the API's search), their
+// contacts is GET /app/contacts?q=&segment=&page=: the contacts found, 50 a page (the API's search), their
 // segments, the segments, and the CSV import.
 func (s *Server) contacts(rq *Request) error {
 	v, err := s.contactsView(rq)

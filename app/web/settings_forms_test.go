@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -211,5 +212,25 @@ func TestSettingsUsage(t *testing.T) {
 	}
 	if a := b.get("/app/usage?from=2026-01-02&to=2026-01-02").expect(t, 200); strings.Contains(a.Body, "gpt-test") {
 		t.Error("the day filter does not apply")
+	}
+}
+
+// Contacts come 50 a page, with the search kept in the page links.
+func TestSettingsContactsPages(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t)
+	var items []map[string]any
+	for i := range 51 {
+		items = append(items, map[string]any{"user_id": fmt.Sprint("paged-", i), "name": "Paged Person"})
+	}
+	e.Do("POST", "/orgs/c/contacts/bulk", e.AdminKey, map[string]any{"channels": items}).Expect(200)
+	b := signedIn(t, e, e.Owner)
+	first := b.get("/app/contacts?q=Paged").expect(t, 200)
+	if n := strings.Count(first.Body, `<tr id="contact-`); n != 50 || !strings.Contains(first.Body, `id="page-next" href="/app/contacts?page=2&amp;q=Paged&amp;segment="`) {
+		t.Fatalf("page 1: %d rows; %.300s", n, first.Body[strings.Index(first.Body, "contacts,"):])
+	}
+	second := b.get("/app/contacts?page=2&q=Paged&segment=").expect(t, 200)
+	if n := strings.Count(second.Body, `<tr id="contact-`); n != 1 || !strings.Contains(second.Body, `id="page-prev"`) || strings.Contains(second.Body, `id="page-next"`) {
+		t.Fatalf("page 2: %d rows", n)
 	}
 }

@@ -2,6 +2,8 @@ package web
 
 import (
 	"html/template"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"wsapi/app"
@@ -14,7 +16,11 @@ func settingsFuncs() template.FuncMap {
 		"roleChoice": func(roles []app.Role, current string) map[string]any {
 			return map[string]any{"Roles": roles, "Current": current}
 		},
-		"permBoxes":  permBoxes,
+		"permBoxes": permBoxes,
+		"add":       func(a, b int) int { return a + b },
+		"pageQuery": func(q, segment string, page int) template.URL {
+			return template.URL(url.Values{"q": {q}, "segment": {segment}, "page": {strconv.Itoa(page)}}.Encode())
+		},
 		"hookFields": hookFields,
 		"formPerms": func(f form) []app.Permission {
 			var ps []app.Permission

@@ -22,7 +22,7 @@ type route struct {
 func (s *Server) routes() []route {
 	rd, wr := app.Read, app.Write
 	get, post := http.MethodGet, http.MethodPost
-	return []route{
+	return append([]route{
 		{method: get, path: "/app/static/:name", public: true, handle: s.static},
 		{method: get, path: "/app/signin", public: true, handle: s.signinPage},
 		{method: post, path: "/app/signin", public: true, handle: s.signinSubmit},
@@ -51,7 +51,7 @@ func (s *Server) routes() []route {
 		{method: get, path: "/app/members", perm: rd("members"), handle: s.members},
 		{method: post, path: "/app/members", perm: wr("members"), handle: s.invite},
 		{method: post, path: "/app/members/:id/link", perm: wr("members"), handle: s.resetLink},
-	}
+	}, s.adminRoutes()...)
 }
 
 // mount registers every route behind the per-route steps.
@@ -59,7 +59,7 @@ func (s *Server) mount() *httprouter.Router {
 	router := httprouter.New()
 	router.RedirectTrailingSlash = false
 	router.HandleMethodNotAllowed = false
-	for _, rt := range append(s.routes(), s.settingsRoutes()...) {
+	for _, rt := range s.routes() {
 		router.Handle(rt.method, rt.path, func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 			s.serveRoute(rt, w, r, ps)
 		})

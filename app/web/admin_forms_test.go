@@ -15,8 +15,8 @@ import (
 	"wsapi/app/apitest"
 )
 
-// upload posts a CSV to the import as htmx does: multipart, the CSRF token in the header.
-func (b *tab) upload(path, csv string, fields ...string) answer {
+// uploadCSV posts a CSV to the import as htmx does: multipart, the CSRF token in the header.
+func (b *tab) uploadCSV(path, csv string, fields ...string) answer {
 	b.t.Helper()
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
@@ -62,27 +62,27 @@ func countContacts(t *testing.T, e *apitest.Env, search string) int {
 // The import writes only the very file a dry run was shown for; a role that reads contacts
 // may check a file but not import it; a file that is not a CSV of contacts is refused on the
 // file field (422, swapped in place by htmx).
-func TestSettingsImportNeedsTheDryRun(t *testing.T) {
+func TestAdminImportNeedsTheDryRun(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	b := signedIn(t, e, e.Owner)
 	b.get("/app/contacts").expect(t, 200)
 	csv := "email,name\nlea@example.com,Lea Import\nmax@example.com,Max Import\n"
-	a := b.upload("/app/contacts/import", csv).expect(t, http.StatusUnprocessableEntity)
+	a := b.uploadCSV("/app/contacts/import", csv).expect(t, http.StatusUnprocessableEntity)
 	if !strings.Contains(a.Body, `id="import-file-error">has not been checked`) {
 		t.Fatalf("an import without a dry run: %.400s", a.Body)
 	}
-	dry := b.upload("/app/contacts/import/dry", csv).expect(t, 200)
+	dry := b.uploadCSV("/app/contacts/import/dry", csv).expect(t, 200)
 	if !strings.Contains(dry.Body, `id="count-created">2<`) || countContacts(t, e, "Import") != 0 {
 		t.Fatalf("dry run: %.400s", dry.Body)
 	}
 	sum := checkedSum(t, dry.Body)
 	other := csv + "zoe@example.com,Zoe Import\n"
-	b.upload("/app/contacts/import", other, "checked", sum).expect(t, http.StatusUnprocessableEntity)
+	b.uploadCSV("/app/contacts/import", other, "checked", sum).expect(t, http.StatusUnprocessableEntity)
 	if n := countContacts(t, e, "Import"); n != 0 {
 		t.Fatalf("another file than the one checked wrote %d contacts", n)
 	}
-	b.upload("/app/contacts/import", csv, "checked", sum).expect(t, 200)
+	b.uploadCSV("/app/contacts/import", csv, "checked", sum).expect(t, 200)
 	if n := countContacts(t, e, "Import"); n != 2 {
 		t.Fatalf("%d contacts after the import, want 2", n)
 	}
@@ -92,18 +92,18 @@ func TestSettingsImportNeedsTheDryRun(t *testing.T) {
 		"no column":    "colour,size\nred,9\n",
 		"broken quote": "name\n\"Ann\n",
 	} {
-		a := b.upload("/app/contacts/import/dry", bad).expect(t, http.StatusUnprocessableEntity)
+		a := b.uploadCSV("/app/contacts/import/dry", bad).expect(t, http.StatusUnprocessableEntity)
 		if !strings.Contains(a.Body, `id="import-file-error"`) {
 			t.Errorf("%s: %.300s", name, a.Body)
 		}
 	}
 	reader := signedIn(t, e, roleMember(t, e, "inbox:read", "contacts:read"))
 	reader.get("/app/contacts").expect(t, 200)
-	rdry := reader.upload("/app/contacts/import/dry", "email\nnew@example.com\n").expect(t, 200)
+	rdry := reader.uploadCSV("/app/contacts/import/dry", "email\nnew@example.com\n").expect(t, 200)
 	if strings.Contains(rdry.Body, `id="import-run"`) {
 		t.Fatal("a read-only role is offered the import")
 	}
-	reader.upload("/app/contacts/import", "email\nnew@example.com\n", "checked", checkedSum(t, b.upload("/app/contacts/import/dry", "email\nnew@example.com\n").Body)).expect(t, http.StatusForbidden)
+	reader.uploadCSV("/app/contacts/import", "email\nnew@example.com\n", "checked", checkedSum(t, b.uploadCSV("/app/contacts/import/dry", "email\nnew@example.com\n").Body)).expect(t, http.StatusForbidden)
 	if n := countContacts(t, e, "new@example.com"); n != 0 {
 		t.Fatal("a read-only role imported")
 	}
@@ -112,7 +112,7 @@ func TestSettingsImportNeedsTheDryRun(t *testing.T) {
 // Members and roles through the page: a role made with its permissions, granted to a
 // member, edited; a held role cannot be deleted (the API's conflict, on the page); the
 // member removed, then the role deleted.
-func TestSettingsMembersAndRoles(t *testing.T) {
+func TestAdminMembersAndRoles(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	b := signedIn(t, e, e.Owner)
@@ -157,7 +157,7 @@ func TestSettingsMembersAndRoles(t *testing.T) {
 
 // A webhook disabled after failures shows why; saving it enabled clears the reason, as the
 // API's PATCH does.
-func TestSettingsWebhookDisabledReason(t *testing.T) {
+func TestAdminWebhookDisabledReason(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	w := e.Webhook(e.AdminKey, "c", "https://hooks.example.com/in", "contact.blocked")
@@ -188,7 +188,7 @@ func TestSettingsWebhookDisabledReason(t *testing.T) {
 }
 
 // The usage page shows the balance and the ledger by day and model with its total.
-func TestSettingsUsage(t *testing.T) {
+func TestAdminUsage(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	if _, err := e.Runtime.Service.SetBalance(context.Background(), e.Org.ID, 12.5); err != nil {
@@ -216,7 +216,7 @@ func TestSettingsUsage(t *testing.T) {
 }
 
 // Contacts come 50 a page, with the search kept in the page links.
-func TestSettingsContactsPages(t *testing.T) {
+func TestAdminContactsPages(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	var items []map[string]any

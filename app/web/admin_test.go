@@ -79,7 +79,7 @@ func postRoutes(o settingsObjects) map[string]url.Values {
 
 // A role that reads every settings area but writes none sees each page without its forms,
 // and every POST is refused 403 with a valid session and CSRF token, changing nothing.
-func TestSettingsReadOnlyRole(t *testing.T) {
+func TestAdminReadOnlyRole(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	o := makeSettingsObjects(t, e, e.AdminKey)
@@ -137,7 +137,7 @@ func TestSettingsReadOnlyRole(t *testing.T) {
 }
 
 // Every new POST route needs the session's CSRF token and this site's Origin.
-func TestSettingsCSRF(t *testing.T) {
+func TestAdminCSRF(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	o := makeSettingsObjects(t, e, e.AdminKey)
@@ -170,7 +170,7 @@ func TestSettingsCSRF(t *testing.T) {
 
 // Another organization's objects are 404 on every route that names one, GET or POST, and
 // switching to another tenant is a 404 too.
-func TestSettingsCrossOrg404(t *testing.T) {
+func TestAdminCrossOrg404(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	tenant, tenantKey := e.TenantWithAdmin("Other Tenant")
@@ -204,7 +204,7 @@ func TestSettingsCrossOrg404(t *testing.T) {
 
 // Bad input on each form answers 400 with each field's error beside the field and the
 // values typed kept; nothing is written.
-func TestSettingsFieldErrors(t *testing.T) {
+func TestAdminFieldErrors(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	b := signedIn(t, e, e.Owner)
@@ -248,7 +248,7 @@ func TestSettingsFieldErrors(t *testing.T) {
 
 // A parent's member switches to a sub-organization: the pages act on it with the member's
 // role; a sub-organization's member cannot switch up to the parent; back home clears it.
-func TestSettingsSubOrgSwitch(t *testing.T) {
+func TestAdminSubOrgSwitch(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	sub, subKey := e.OrgWithAdmin("Branch")

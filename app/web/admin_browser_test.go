@@ -43,7 +43,7 @@ func value(t *testing.T, ctx context.Context, sel string) string {
 // read-only and a forged POST is refused. The owner creates an API key (a bad name first,
 // shown beside the field), which works against the JSON API, rotates it (the old token
 // fails, the new works) and deletes it (it fails).
-func TestBrowserSettingsMembersAndKeys(t *testing.T) {
+func TestBrowserAdminMembersAndKeys(t *testing.T) {
 	e := newLiveEnv(t)
 	ctx := browserOwner(t, e)
 	base := e.Server.URL
@@ -55,7 +55,7 @@ func TestBrowserSettingsMembersAndKeys(t *testing.T) {
 	if v := value(t, ctx, "#inv-email"); v != "gus@example.com" {
 		t.Fatalf("the email typed is lost after the error: %q", v)
 	}
-	browsertest.Screenshot(t, ctx, "settings-field-errors", 1280)
+	browsertest.Screenshot(t, ctx, "settings-members-field-errors", 1280)
 	step(t, ctx, "invite", chromedp.SetValue(css("#inv-name"), "Gus Newhire"), chromedp.Click(css("#invite-submit")), chromedp.WaitVisible(css("#new-link")))
 	link := value(t, ctx, "#new-link")
 	link = base + link[strings.Index(link, "/app/setup?token="):] // the link is on http.public_url, which the test server is not
@@ -115,7 +115,7 @@ func TestBrowserSettingsMembersAndKeys(t *testing.T) {
 // A webhook made on the page, pointed at a local HTTPS receiver, gets an event; replaying
 // the delivery from its page sends it again (the receiver sees it twice), and the test
 // button sends a ping.
-func TestBrowserSettingsWebhookReplay(t *testing.T) {
+func TestBrowserAdminWebhookReplay(t *testing.T) {
 	e := newLiveEnv(t)
 	rcv := apitest.NewReceiver(t)
 	ctx := browserOwner(t, e)
@@ -163,7 +163,7 @@ func TestBrowserSettingsWebhookReplay(t *testing.T) {
 // A CSV is checked by a dry run (its counts shown, nothing written), then imported into a
 // segment made on the page; the contacts appear; a broadcast to that segment is composed and
 // its recipients listed with their flags; usage and the sub-organization switcher render.
-func TestBrowserSettingsImportAndBroadcast(t *testing.T) {
+func TestBrowserAdminImportAndBroadcast(t *testing.T) {
 	e := newLiveEnv(t)
 	sub := e.SubOrg(e.AdminKey, "c", "Lisbon branch")
 	ctx := browserOwner(t, e)

@@ -6,10 +6,10 @@ import (
 	"wsapi/app"
 )
 
-// settingsRoutes are the pages that set up the workspace (docs/webapp.md "Settings"):
+// adminRoutes are the pages that set up the workspace (docs/webapp.md "Settings"):
 // members and roles, API keys, webhooks, contacts, broadcasts, usage and the organization
 // switcher. Each names the API's own permission of its area.
-func (s *Server) settingsRoutes() []route {
+func (s *Server) adminRoutes() []route {
 	rd, wr := app.Read, app.Write
 	get, post := http.MethodGet, http.MethodPost
 	return []route{

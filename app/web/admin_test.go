@@ -260,7 +260,7 @@ func TestAdminSubOrgSwitch(t *testing.T) {
 	}
 	b.do("POST", "/app/orgs/switch", url.Values{"csrf": {b.csrf}, "org": {sub.ID}}).expect(t, http.StatusSeeOther)
 	members := b.get("/app/members").expect(t, 200)
-	if !strings.Contains(members.Body, "Branch Person") || strings.Contains(members.Body, "<td>"+e.Owner.Email+"</td>") || !strings.Contains(members.Body, `id="acting"`) {
+	if !strings.Contains(members.Body, "Branch Person") || strings.Contains(members.Body, "<td>"+e.Owner.Email+"</td>") || !strings.Contains(members.Body, `Acting on the sub-organization <strong>Branch</strong>`) {
 		t.Fatalf("after the switch the members page is not the sub-organization's: %.800s", members.Body)
 	}
 	// A key made there needs a member of it, as the API says for a parent's key.

@@ -27,6 +27,19 @@ func (s *Server) actAs(rq *Request) {
 	}
 }
 
+// actingName is the name of the sub-organization the member switched to ("" at home), for
+// the banner every page shows then.
+func (s *Server) actingName(rq *Request) string {
+	if rq.Org() == rq.Session.Principal.Member.OrgID {
+		return ""
+	}
+	o, err := s.svc.GetOrg(rq.Ctx(), rq.Org())
+	if err != nil {
+		return rq.Org()
+	}
+	return o.Name
+}
+
 type orgRow struct {
 	app.Org
 	Depth  int

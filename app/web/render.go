@@ -57,10 +57,11 @@ type page struct {
 	Perms  app.PermissionSet
 	Body   any
 	OrgID  string // the organization the pages act on (a sub-organization once switched)
+	Acting string // its name, when it is not the member's own
 }
 
 func (s *Server) page(rq *Request, title string, body any) page {
-	return page{Title: title, CSRF: rq.CSRF(), Member: rq.Session.Principal.Member, Perms: rq.Session.Principal.Perms, Body: body, OrgID: rq.Org()}
+	return page{Title: title, CSRF: rq.CSRF(), Member: rq.Session.Principal.Member, Perms: rq.Session.Principal.Perms, Body: body, OrgID: rq.Org(), Acting: s.actingName(rq)}
 }
 
 // writeError answers a failed request: a page for a page load, a short text for htmx

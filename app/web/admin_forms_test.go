@@ -234,3 +234,37 @@ func TestAdminContactsPages(t *testing.T) {
 		t.Fatalf("page 2: %d rows", n)
 	}
 }
+
+// A contact joins a segment and leaves it from the contacts list, which comes back with
+// the search the member was on.
+func TestAdminContactSegments(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t)
+	var seg app.Segment
+	e.Do("POST", "/orgs/c/segments", e.AdminKey, map[string]any{"name": "VIP"}).Expect(201).JSON(&seg)
+	var ct app.Contact
+	e.Do("POST", "/orgs/c/contacts", e.AdminKey, map[string]any{"name": "Nia Segment"}).Expect(201).JSON(&ct)
+	b := signedIn(t, e, e.Owner)
+	page := b.get("/app/contacts?q=Nia").expect(t, 200)
+	if !strings.Contains(page.Body, `aria-label="Add Nia Segment to a segment"`) {
+		t.Fatal("no way to add the contact to a segment")
+	}
+	a := b.do("POST", "/app/segment-members", url.Values{"csrf": {b.csrf}, "segment_id": {seg.ID}, "contact_id": {ct.ID}, "q": {"Nia"}}).expect(t, http.StatusSeeOther)
+	if loc := a.Header.Get("Location"); loc != "/app/contacts?q=Nia" {
+		t.Fatalf("back to %q", loc)
+	}
+	var got app.Contact
+	e.Do("GET", "/orgs/c/contacts/"+ct.ID, e.AdminKey, nil).Expect(200).JSON(&got)
+	if len(got.Segments) != 1 || got.Segments[0].ID != seg.ID {
+		t.Fatalf("segments after the add: %+v", got.Segments)
+	}
+	if !strings.Contains(b.get("/app/contacts?q=Nia").Body, `aria-label="Remove Nia Segment from VIP"`) {
+		t.Fatal("the segment is not shown on the contact's row")
+	}
+	b.do("POST", "/app/segment-members", url.Values{"csrf": {b.csrf}, "segment_id": {""}, "contact_id": {ct.ID}}).expect(t, http.StatusBadRequest)
+	b.do("POST", "/app/segment-members/remove", url.Values{"csrf": {b.csrf}, "segment_id": {seg.ID}, "contact_id": {ct.ID}}).expect(t, http.StatusSeeOther)
+	e.Do("GET", "/orgs/c/contacts/"+ct.ID, e.AdminKey, nil).Expect(200).JSON(&got)
+	if len(got.Segments) != 0 {
+		t.Fatalf("segments after the removal: %+v", got.Segments)
+	}
+}

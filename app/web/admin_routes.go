@@ -38,6 +38,8 @@ func (s *Server) adminRoutes() []route {
 		{method: post, path: "/app/contacts/import", perm: wr("contacts"), handle: s.importContacts(false)},
 		{method: post, path: "/app/segments", perm: wr("contacts"), handle: s.createSegment},
 		{method: post, path: "/app/segments/:id/delete", perm: wr("contacts"), handle: s.deleteSegment},
+		{method: post, path: "/app/segment-members", perm: wr("contacts"), handle: s.addToSegment},
+		{method: post, path: "/app/segment-members/remove", perm: wr("contacts"), handle: s.removeFromSegment},
 
 		{method: get, path: "/app/broadcasts", perm: rd("broadcasts"), handle: s.broadcasts},
 		{method: post, path: "/app/broadcasts", perm: wr("broadcasts"), handle: s.createBroadcast},

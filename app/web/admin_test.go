@@ -13,7 +13,7 @@ import (
 // settingsObjects makes one object of each settings area in the org of key, through the
 // API: a member, a custom role, a key, a webhook (with a delivery), a segment and a broadcast.
 type settingsObjects struct {
-	Member, Role, Key, Webhook, Delivery, Segment, Broadcast string
+	Member, Role, Key, Webhook, Delivery, Segment, Contact, Broadcast string
 }
 
 func makeSettingsObjects(t *testing.T, e *apitest.Env, key string) settingsObjects {
@@ -36,6 +36,7 @@ func makeSettingsObjects(t *testing.T, e *apitest.Env, key string) settingsObjec
 	o.Segment = seg.ID
 	var ct app.Contact
 	e.Do("POST", "/orgs/c/contacts", key, map[string]any{"name": "Obj Contact", "channels": []map[string]any{{"type": "custom", "user_id": "obj-" + app.RandomBase62(5)}}}).Expect(201).JSON(&ct)
+	o.Contact = ct.ID
 	e.Do("POST", "/orgs/c/segments/"+seg.ID+"/contacts", key, map[string]any{"contact_ids": []string{ct.ID}}).Expect(200)
 	var b app.Broadcast
 	e.Do("POST", "/orgs/c/broadcasts", key, map[string]any{"name": "obj news", "integration_id": "custom", "text": "hi", "segment_ids": []string{seg.ID}}).Expect(201).JSON(&b)
@@ -73,6 +74,8 @@ func postRoutes(o settingsObjects) map[string]url.Values {
 		"/app/webhooks/" + o.Webhook + "/deliveries/" + o.Delivery + "/replay": {},
 		"/app/segments":                          {"name": {"forged"}},
 		"/app/segments/" + o.Segment + "/delete": {},
+		"/app/segment-members":                   {"segment_id": {o.Segment}, "contact_id": {o.Contact}},
+		"/app/segment-members/remove":            {"segment_id": {o.Segment}, "contact_id": {o.Contact}},
 		"/app/broadcasts":                        {"name": {"forged"}, "integration_id": {"custom"}, "text": {"x"}, "segment_ids": {o.Segment}},
 	}
 }
@@ -179,8 +182,9 @@ func TestAdminCrossOrg404(t *testing.T) {
 	b.get("/app/members").expect(t, 200)
 	checked := 0
 	for path, form := range postRoutes(o) {
-		if strings.Count(path, "/") < 3 {
-			continue // the routes without an id act on the member's own organization
+		switch path {
+		case "/app/members", "/app/roles", "/app/keys", "/app/webhooks", "/app/segments", "/app/broadcasts":
+			continue // these name no object: they make one in the member's own organization
 		}
 		checked++
 		form.Set("csrf", b.csrf)
@@ -188,8 +192,8 @@ func TestAdminCrossOrg404(t *testing.T) {
 			t.Errorf("POST %s of another tenant: %d %.200s", path, a.Status, a.Body)
 		}
 	}
-	if checked != 12 {
-		t.Fatalf("%d routes with an id checked, want 12", checked)
+	if checked != 14 {
+		t.Fatalf("%d routes naming an object checked, want 14", checked)
 	}
 	b.get("/app/webhooks/"+o.Webhook).expect(t, http.StatusNotFound)
 	b.get("/app/broadcasts/"+o.Broadcast).expect(t, http.StatusNotFound)

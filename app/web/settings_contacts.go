@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -83,6 +84,43 @@ func (s *Server) deleteSegment(rq *Request) error {
 		return err
 	}
 	return s.redirect(rq, "/app/contacts")
+}
+
+// addToSegment is POST /app/segment-members: one contact into a segment (the API's
+// POST /segments/{id}/contacts), then the list again where the member was.
+func (s *Server) addToSegment(rq *Request) error {
+	f := newForm(rq)
+	if f.Get("segment_id") == "" {
+		return app.Invalid("segment_id", "is required: choose a segment")
+	}
+	if _, err := s.svc.AddSegmentContacts(rq.Ctx(), rq.Org(), f.Get("segment_id"), []string{f.Get("contact_id")}); err != nil {
+		return err
+	}
+	return s.redirect(rq, contactsBack(f))
+}
+
+// removeFromSegment is POST /app/segment-members/remove: a contact out of a segment.
+func (s *Server) removeFromSegment(rq *Request) error {
+	f := newForm(rq)
+	if err := s.svc.RemoveSegmentContact(rq.Ctx(), rq.Org(), f.Get("segment_id"), f.Get("contact_id")); err != nil {
+		return err
+	}
+	return s.redirect(rq, contactsBack(f))
+}
+
+// contactsBack is the contacts list with the search the form came from (only its own
+// parameters, so the redirect stays on this page).
+func contactsBack(f form) string {
+	q := url.Values{}
+	for _, k := range []string{"q", "segment", "page"} {
+		if v := f.Get(k); v != "" {
+			q.Set(k, v)
+		}
+	}
+	if len(q) == 0 {
+		return "/app/contacts"
+	}
+	return "/app/contacts?" + q.Encode()
 }
 
 // maxImportBytes bounds an uploaded CSV: 50,000 rows (the bulk import's limit) of a few

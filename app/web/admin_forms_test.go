@@ -268,3 +268,45 @@ func TestAdminContactSegments(t *testing.T) {
 		t.Fatalf("segments after the removal: %+v", got.Segments)
 	}
 }
+
+// A broadcast's recipients narrow to one flag with the API's own filter; a bad filter is
+// the API's 400.
+func TestAdminBroadcastRecipientsFilter(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t)
+	var seg app.Segment
+	e.Do("POST", "/orgs/c/segments", e.AdminKey, map[string]any{"name": "All"}).Expect(201).JSON(&seg)
+	var ids []string
+	for _, n := range []string{"Oli One", "Pam Two"} {
+		var ct app.Contact
+		e.Do("POST", "/orgs/c/contacts", e.AdminKey, map[string]any{"name": n, "channels": []map[string]any{{"type": "custom", "user_id": n}}}).Expect(201).JSON(&ct)
+		ids = append(ids, ct.ID)
+	}
+	e.Do("POST", "/orgs/c/segments/"+seg.ID+"/contacts", e.AdminKey, map[string]any{"contact_ids": ids}).Expect(200)
+	var bc app.Broadcast
+	e.Do("POST", "/orgs/c/broadcasts", e.AdminKey, map[string]any{"name": "News", "integration_id": "custom", "text": "hi", "segment_ids": []string{seg.ID}}).Expect(201).JSON(&bc)
+	b := signedIn(t, e, e.Owner)
+	all := b.get("/app/broadcasts/"+bc.ID).expect(t, 200)
+	if !strings.Contains(all.Body, "Oli One") || !strings.Contains(all.Body, "Pam Two") {
+		t.Fatalf("recipients: %.300s", all.Body)
+	}
+	e.WaitIdle()
+	shown := 0
+	for _, q := range []string{"is_sent=true", "is_sent=false"} {
+		var rs []map[string]any
+		e.Do("GET", "/orgs/c/broadcasts/recipients?broadcast_id="+bc.ID+"&"+q, e.AdminKey, nil).Expect(200).JSON(&rs)
+		page := b.get("/app/broadcasts/"+bc.ID+"?"+q).expect(t, 200)
+		got := strings.Count(page.Body, `<td class="flag">`) / len(app.RecipientFlags)
+		if got != len(rs) {
+			t.Fatalf("?%s shows %d recipients, the API %d", q, got, len(rs))
+		}
+		shown += got
+	}
+	if shown != 2 || !strings.Contains(b.get("/app/broadcasts/"+bc.ID+"?is_sent=true").Body, "<strong>sent</strong>") {
+		t.Fatalf("sent and not sent show %d recipients in all, want 2", shown)
+	}
+	a := b.get("/app/broadcasts/"+bc.ID+"?is_sent=maybe").expect(t, http.StatusBadRequest)
+	if !strings.Contains(a.Body, "is_sent must be true or false") {
+		t.Fatalf("bad filter: %.300s", a.Body)
+	}
+}

@@ -75,6 +75,7 @@ type broadcastView struct {
 	Recipients []app.Recipient
 	Total      int
 	Flags      []string
+	Filter     string // the flag the list is narrowed to ("" for all)
 }
 
 // broadcast is GET /app/broadcasts/{id}: its counts and recipients with their flags
@@ -95,5 +96,10 @@ func (s *Server) broadcast(rq *Request) error {
 		return err
 	}
 	v := broadcastView{Broadcast: b, Recipients: l.Items, Total: l.Total, Flags: app.RecipientFlags}
+	for flag, set := range f.Flags {
+		if set {
+			v.Filter = flag
+		}
+	}
 	return s.render(rq, http.StatusOK, "broadcast", s.page(rq, "Broadcast "+b.Name, v))
 }

@@ -30,6 +30,19 @@ func apiStatus(t *testing.T, e *apitest.Env, token string) int {
 	return res.StatusCode
 }
 
+// shot screenshots a settings page at desktop width after checking every control of it has
+// a label a screen reader can say.
+func shot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	unlabelled := eval[[]string](t, ctx, `[...document.querySelectorAll("input:not([type=hidden]), select, textarea, button")]
+		.filter(el => !(el.labels && el.labels.length) && !el.getAttribute("aria-label") && !el.textContent.trim())
+		.map(el => el.outerHTML.slice(0, 100))`)
+	if len(unlabelled) > 0 {
+		t.Fatalf("%s: controls without a label: %v", name, unlabelled)
+	}
+	browsertest.Screenshot(t, ctx, name, 1280)
+}
+
 func value(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(sel)))
@@ -55,11 +68,11 @@ func TestBrowserAdminMembersAndKeys(t *testing.T) {
 	if v := value(t, ctx, "#inv-email"); v != "gus@example.com" {
 		t.Fatalf("the email typed is lost after the error: %q", v)
 	}
-	browsertest.Screenshot(t, ctx, "settings-members-field-errors", 1280)
+	shot(t, ctx, "settings-members-field-errors")
 	step(t, ctx, "invite", chromedp.SetValue(css("#inv-name"), "Gus Newhire"), chromedp.Click(css("#invite-submit")), chromedp.WaitVisible(css("#new-link")))
 	link := value(t, ctx, "#new-link")
 	link = base + link[strings.Index(link, "/app/setup?token="):] // the link is on http.public_url, which the test server is not
-	browsertest.Screenshot(t, ctx, "settings-members", 1280)
+	shot(t, ctx, "settings-members")
 
 	gus := browsertest.New(t) // another browser: its own cookies
 	step(t, gus, "the invite link in another browser", chromedp.Navigate(link),
@@ -70,7 +83,7 @@ func TestBrowserAdminMembersAndKeys(t *testing.T) {
 	if eval[bool](t, gus, `!!document.querySelector("#invite-form, #role-new, form[action$='/delete']")`) {
 		t.Fatal("a member without members:write is offered the members forms")
 	}
-	browsertest.Screenshot(t, gus, "settings-members-readonly", 1280)
+	shot(t, gus, "settings-members-readonly")
 	step(t, gus, "webhooks, read-only", chromedp.Navigate(base+"/app/webhooks"), chromedp.WaitVisible(css("#readonly-note")))
 	if eval[bool](t, gus, `!!document.querySelector("#hook-form")`) {
 		t.Fatal("a member without webhooks:write is offered the webhook form")
@@ -88,7 +101,7 @@ func TestBrowserAdminMembersAndKeys(t *testing.T) {
 	if !strings.HasPrefix(token, app.TokenPrefix) || apiStatus(t, e, token) != 200 {
 		t.Fatalf("the new key %q does not work against the API", token)
 	}
-	browsertest.Screenshot(t, ctx, "settings-keys", 1280)
+	shot(t, ctx, "settings-keys")
 	var keys []app.APIKey
 	e.Do("GET", "/orgs/c/keys", e.AdminKey, nil).Expect(200).JSON(&keys)
 	id := ""
@@ -127,7 +140,7 @@ func TestBrowserAdminWebhookReplay(t *testing.T) {
 	if s := value(t, ctx, "#new-secret"); len(s) < 16 {
 		t.Fatalf("secret %q", s)
 	}
-	browsertest.Screenshot(t, ctx, "settings-webhooks", 1280)
+	shot(t, ctx, "settings-webhooks")
 	var hooks []app.Webhook
 	e.Do("GET", "/orgs/c/webhooks", e.AdminKey, nil).Expect(200).JSON(&hooks)
 	if len(hooks) != 1 || hooks[0].URL != rcv.URL+"/in" || len(hooks[0].Events) != 1 {
@@ -157,7 +170,7 @@ func TestBrowserAdminWebhookReplay(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll("#deliveries .attempts li").length`); n != 2 {
 		t.Fatalf("the page shows %d attempts, want 2", n)
 	}
-	browsertest.Screenshot(t, ctx, "settings-webhook", 1280)
+	shot(t, ctx, "settings-webhook")
 }
 
 // A CSV is checked by a dry run (its counts shown, nothing written), then imported into a
@@ -192,7 +205,7 @@ func TestBrowserAdminImportAndBroadcast(t *testing.T) {
 	if len(before) != 0 {
 		t.Fatalf("the dry run wrote %d contacts", len(before))
 	}
-	browsertest.Screenshot(t, ctx, "settings-contacts-dry-run", 1280)
+	shot(t, ctx, "settings-contacts-dry-run")
 	step(t, ctx, "import", chromedp.Click(css("#import-run")), chromedp.WaitVisible(css("#imported")))
 	step(t, ctx, "the list", chromedp.Click(css("#import-reload")), chromedp.WaitVisible(css("#contacts")))
 	if !eval[bool](t, ctx, `[...document.querySelectorAll("#contacts tr")].some(r => r.textContent.includes("Ida Import") && r.textContent.includes("Newsletter"))`) {
@@ -205,12 +218,12 @@ func TestBrowserAdminImportAndBroadcast(t *testing.T) {
 	if rows := eval[int](t, ctx, `document.querySelectorAll("#contacts tbody tr").length`); rows != 1 {
 		t.Fatalf("search Jon: %d rows: %s", rows, eval[string](t, ctx, `document.querySelector("#contacts").innerText`))
 	}
-	browsertest.Screenshot(t, ctx, "settings-contacts", 1280)
+	shot(t, ctx, "settings-contacts")
 
 	step(t, ctx, "broadcasts page", chromedp.Navigate(base+"/app/broadcasts"), chromedp.WaitVisible(css("#broadcast-form")))
 	step(t, ctx, "compose", chromedp.SetValue(css("#bc-name"), "Spring news"), chromedp.SetValue(css("#bc-integration"), "custom"),
 		chromedp.SetValue(css("#bc-text"), "Hello from the shop"), chromedp.Click(css(fmt.Sprintf(`input[value=%q]`, segs[0].ID))))
-	browsertest.Screenshot(t, ctx, "settings-broadcasts", 1280)
+	shot(t, ctx, "settings-broadcasts")
 	step(t, ctx, "send", chromedp.Click(css("#broadcast-submit")), chromedp.WaitVisible(css("#recipients")))
 	if rows := eval[int](t, ctx, `document.querySelectorAll("#recipients tbody tr").length`); rows != 2 {
 		t.Fatalf("%d recipients, want 2", rows)
@@ -230,13 +243,13 @@ func TestBrowserAdminImportAndBroadcast(t *testing.T) {
 	if got := eval[int](t, ctx, `document.querySelectorAll("#recipients td.flag span").length`); got != want || want == 18 {
 		t.Fatalf("the page ticks %d flags, the API sets %d (of 18)", got, want)
 	}
-	browsertest.Screenshot(t, ctx, "settings-broadcast", 1280)
+	shot(t, ctx, "settings-broadcast")
 
 	step(t, ctx, "usage", chromedp.Navigate(base+"/app/usage"), chromedp.WaitVisible(css("#balance")))
-	browsertest.Screenshot(t, ctx, "settings-usage", 1280)
+	shot(t, ctx, "settings-usage")
 	step(t, ctx, "organizations", chromedp.Navigate(base+"/app/orgs"), chromedp.WaitVisible(css("#org-"+sub.ID)))
 	step(t, ctx, "switch", chromedp.Click(css("#org-"+sub.ID+" .switch")), chromedp.WaitVisible(css("#acting")))
-	browsertest.Screenshot(t, ctx, "settings-orgs", 1280)
+	shot(t, ctx, "settings-orgs")
 	step(t, ctx, "the sub-organization's contacts", chromedp.Navigate(base+"/app/contacts"), chromedp.WaitVisible(css("#contacts")))
 	if eval[bool](t, ctx, `document.querySelector("#contacts").textContent.includes("Ida Import")`) {
 		t.Fatal("after the switch the contacts page still shows the parent's contacts")

@@ -195,6 +195,11 @@ func TestAdminCrossOrg404(t *testing.T) {
 	if checked != 14 {
 		t.Fatalf("%d routes naming an object checked, want 14", checked)
 	}
+	// The import into another tenant's segment: unknown there, as the API's bulk says.
+	a := b.uploadCSV("/app/contacts/import/dry", "email\nq@example.com\n", "segment_id", o.Segment).expect(t, http.StatusUnprocessableEntity)
+	if !strings.Contains(a.Body, `id="import-segment-error">unknown segment`) {
+		t.Errorf("import into another tenant's segment: %.300s", a.Body)
+	}
 	b.get("/app/webhooks/"+o.Webhook).expect(t, http.StatusNotFound)
 	b.get("/app/broadcasts/"+o.Broadcast).expect(t, http.StatusNotFound)
 	b.do("POST", "/app/orgs/switch", url.Values{"csrf": {b.csrf}, "org": {tenant.ID}}).expect(t, http.StatusNotFound)

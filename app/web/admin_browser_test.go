@@ -119,6 +119,10 @@ func TestBrowserAdminMembersAndKeys(t *testing.T) {
 	if rotated == token || apiStatus(t, e, token) != 401 || apiStatus(t, e, rotated) != 200 {
 		t.Fatalf("after rotation: old %d, new %d", apiStatus(t, e, token), apiStatus(t, e, rotated))
 	}
+	if !eval[bool](t, ctx, `!!document.querySelector("#key-`+id+` form[hx-confirm]")`) {
+		t.Fatal("deleting a key does not ask first")
+	}
+	eval[any](t, ctx, `window.confirm = () => true`) // say yes to the question
 	step(t, ctx, "delete", chromedp.Click(css("#key-"+id+" .delete")), chromedp.WaitNotPresent(css("#key-"+id)))
 	if s := apiStatus(t, e, rotated); s != 401 {
 		t.Fatalf("a deleted key answers %d", s)

@@ -144,6 +144,10 @@ func TestAdminMembersAndRoles(t *testing.T) {
 	if !strings.Contains(a.Body, `id="form-error">1 member(s) still hold this role`) {
 		t.Fatalf("deleting a held role: %.600s", a.Body)
 	}
+	// From the button (htmx, which asked first) the refusal is a line for the alert area.
+	if a := b.htmx("POST", "/app/roles/"+r.ID+"/delete", nil).expect(t, http.StatusConflict); strings.Contains(a.Body, "<") || !strings.Contains(a.Body, "still hold this role") {
+		t.Fatalf("htmx delete of a held role: %.300s", a.Body)
+	}
 	// The only admin cannot be demoted (the API's rule, shown on the page).
 	a = post("/app/members/"+e.Owner.ID, url.Values{"role": {"MEMBER"}})
 	if a.Status < 400 || !strings.Contains(a.Body, `id="form-error"`) {

@@ -91,7 +91,7 @@ func (s *Server) updateMember(rq *Request) error {
 // sessions go with it).
 func (s *Server) deleteMember(rq *Request) error {
 	if err := s.svc.DeleteMember(rq.Ctx(), rq.Org(), rq.Params.ByName("id")); err != nil {
-		return s.membersFailed(rq, form{}, rq.Params.ByName("id"), err)
+		return s.deleteFailed(rq, err)
 	}
 	return s.redirect(rq, "/app/members")
 }
@@ -124,9 +124,18 @@ func (s *Server) updateRole(rq *Request) error {
 
 func (s *Server) deleteRole(rq *Request) error {
 	if err := s.svc.DeleteRole(rq.Ctx(), rq.Org(), rq.Params.ByName("id")); err != nil {
-		return s.membersFailed(rq, form{}, rq.Params.ByName("id"), err)
+		return s.deleteFailed(rq, err)
 	}
 	return s.redirect(rq, "/app/members")
+}
+
+// deleteFailed answers a refused removal: htmx (the button asked first) shows the reason
+// in the alert area; a plain form gets the page again with the reason above the list.
+func (s *Server) deleteFailed(rq *Request, err error) error {
+	if rq.HTMX() {
+		return err
+	}
+	return s.membersFailed(rq, form{}, rq.Params.ByName("id"), err)
 }
 
 // resetLink is POST /app/members/{id}/link: a new one-time set-password link for a member

@@ -87,6 +87,9 @@ func (s *Server) keyAnswer(rq *Request, f form, nk app.NewKey, err error) error 
 func (s *Server) deleteKey(rq *Request) error {
 	c := rq.Caller()
 	if err := s.svc.DeleteKey(rq.Ctx(), &c, rq.Org(), rq.Params.ByName("id")); err != nil {
+		if rq.HTMX() {
+			return err // the button asked first: the reason goes to the alert area
+		}
 		return s.keyAnswer(rq, form{}, app.NewKey{}, err)
 	}
 	return s.redirect(rq, "/app/keys")

@@ -314,3 +314,30 @@ func TestAdminBroadcastRecipientsFilter(t *testing.T) {
 		t.Fatalf("bad filter: %.300s", a.Body)
 	}
 }
+
+// Rotating a webhook's secret shows the new one once; it is the one that signs from then on.
+func TestAdminWebhookRotateSecret(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t)
+	w := e.Webhook(e.AdminKey, "c", "https://hooks.example.com/in", "contact.blocked")
+	b := signedIn(t, e, e.Owner)
+	b.get("/app/webhooks/" + w.ID).expect(t, 200)
+	a := b.do("POST", "/app/webhooks/"+w.ID+"/rotate", url.Values{"csrf": {b.csrf}}).expect(t, 200)
+	const mark = `id="new-secret" type="text" readonly value="`
+	i := strings.Index(a.Body, mark)
+	if i < 0 {
+		t.Fatalf("no secret shown: %.500s", a.Body)
+	}
+	secret := a.Body[i+len(mark):]
+	secret = secret[:strings.IndexByte(secret, '"')]
+	ctx := context.Background()
+	if ok, err := e.Runtime.Service.WebhookSecretCurrent(ctx, e.Org.ID, w.ID, secret); err != nil || !ok {
+		t.Fatalf("the shown secret is not the endpoint's: %v %v", ok, err)
+	}
+	if ok, _ := e.Runtime.Service.WebhookSecretCurrent(ctx, e.Org.ID, w.ID, w.Secret); ok {
+		t.Fatal("the old secret still signs")
+	}
+	if strings.Contains(b.get("/app/webhooks/"+w.ID).Body, secret) {
+		t.Fatal("the secret is shown again")
+	}
+}

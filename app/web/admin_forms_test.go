@@ -321,7 +321,7 @@ func TestAdminWebhookRotateSecret(t *testing.T) {
 	e := apitest.New(t)
 	w := e.Webhook(e.AdminKey, "c", "https://hooks.example.com/in", "contact.blocked")
 	b := signedIn(t, e, e.Owner)
-	b.get("/app/webhooks/" + w.ID).expect(t, 200)
+	b.get("/app/webhooks/"+w.ID).expect(t, 200)
 	a := b.do("POST", "/app/webhooks/"+w.ID+"/rotate", url.Values{"csrf": {b.csrf}}).expect(t, 200)
 	const mark = `id="new-secret" type="text" readonly value="`
 	i := strings.Index(a.Body, mark)

@@ -113,7 +113,7 @@ func TestInviteLink(t *testing.T) {
 	fay.get("/app/").expect(t, 200)
 	// A bad invite names the field and what to do.
 	a = admin.do("POST", "/app/members", url.Values{"csrf": {admin.csrf}, "name": {"No Mail"}, "email": {"not an address"}}).expect(t, 400)
-	if !strings.Contains(a.Body, "email must be an email address") {
+	if !strings.Contains(a.Body, `id="inv-email-error">must be an email address`) || !strings.Contains(a.Body, `value="No Mail"`) {
 		t.Fatalf("bad invite: %.800s", a.Body)
 	}
 	// Members:write without ADMIN's permissions cannot invite an ADMIN.

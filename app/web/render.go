@@ -27,7 +27,7 @@ func loadPages(a *assets, clock app.Clock) (*pages, error) {
 		"initial":   initial,
 		"lower":     strings.ToLower,
 		"can":       func(ps app.PermissionSet, p string) bool { return ps.Has(app.Permission(p)) },
-	}).ParseFS(templateFS, "templates/*.html")
+	}).Funcs(settingsFuncs()).ParseFS(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("web: templates: %w", err)
 	}
@@ -56,10 +56,12 @@ type page struct {
 	Member app.Member
 	Perms  app.PermissionSet
 	Body   any
+	OrgID  string // the organization the pages act on (a sub-organization once switched)
+	Acting string // its name, when it is not the member's own
 }
 
 func (s *Server) page(rq *Request, title string, body any) page {
-	return page{Title: title, CSRF: rq.CSRF(), Member: rq.Session.Principal.Member, Perms: rq.Session.Principal.Perms, Body: body}
+	return page{Title: title, CSRF: rq.CSRF(), Member: rq.Session.Principal.Member, Perms: rq.Session.Principal.Perms, Body: body, OrgID: rq.Org(), Acting: s.actingName(rq)}
 }
 
 // writeError answers a failed request: a page for a page load, a short text for htmx

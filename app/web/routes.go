@@ -22,7 +22,7 @@ type route struct {
 func (s *Server) routes() []route {
 	rd, wr := app.Read, app.Write
 	get, post := http.MethodGet, http.MethodPost
-	return []route{
+	return append([]route{
 		{method: get, path: "/app/static/:name", public: true, handle: s.static},
 		{method: get, path: "/app/signin", public: true, handle: s.signinPage},
 		{method: post, path: "/app/signin", public: true, handle: s.signinSubmit},
@@ -51,7 +51,7 @@ func (s *Server) routes() []route {
 		{method: get, path: "/app/members", perm: rd("members"), handle: s.members},
 		{method: post, path: "/app/members", perm: wr("members"), handle: s.invite},
 		{method: post, path: "/app/members/:id/link", perm: wr("members"), handle: s.resetLink},
-	}
+	}, s.adminRoutes()...)
 }
 
 // mount registers every route behind the per-route steps.
@@ -88,6 +88,7 @@ func (s *Server) serveRoute(rt route, w http.ResponseWriter, r *http.Request, ps
 			return
 		}
 		rq.Session = ses
+		s.actAs(rq)
 		if r.Method != http.MethodGet && r.Method != http.MethodHead && !s.validCSRF(r) {
 			s.writeError(rq, errCSRF)
 			return

@@ -24,8 +24,6 @@ import (
 // Server is a Bot API server holding bots by token.
 type Server struct {
 	*httptest.Server
-	// RequireHTTPS refuses webhooks that are not https://, as Telegram does.
-	RequireHTTPS bool
 
 	mu      sync.Mutex
 	bots    map[string]*Bot

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // answerOK writes {"ok":true,"result":...}.
@@ -49,7 +50,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		answerError(w, http.StatusUnauthorized, "Unauthorized", 0)
 		return
 	}
-	s.calls = append(s.calls, Call{Token: token, Method: method, Params: params, Files: files})
+	s.calls = append(s.calls, Call{At: time.Now(), Token: token, Method: method, Params: params, Files: files})
 	for i, f := range s.fails {
 		if strings.EqualFold(f.method, method) {
 			s.fails = append(s.fails[:i], s.fails[i+1:]...)

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf16"
 )
 
@@ -45,6 +46,7 @@ type Bot struct {
 
 // Call is one method call a bot made, with its parameters (files by field: name and bytes).
 type Call struct {
+	At     time.Time
 	Token  string
 	Method string
 	Params map[string]string
@@ -71,9 +73,15 @@ type failure struct {
 
 // New starts a server; it stops with the test.
 func New(t testing.TB) *Server {
+	s := Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a server outside a test (benchmarks); Close stops it.
+func Start() *Server {
 	s := &Server{bots: map[string]*Bot{}, files: map[string]file{}, blocked: map[string]bool{}, nextID: 100}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
 	return s
 }
 

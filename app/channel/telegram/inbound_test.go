@@ -97,3 +97,26 @@ func TestTelegramHookRefusals(t *testing.T) {
 	}
 	w.e.Do("POST", path, "", textUpdate(5, "after delete")).ExpectError(404, "not_found")
 }
+
+// TestTelegramDownloadRetried: an update whose media cannot be fetched (the Bot API failing)
+// is not lost: it is taken in again after the inbound schedule's first wait (5 s on the
+// clock), file and all, once.
+func TestTelegramDownloadRetried(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, noRuns)
+	voice := w.tg.AddFile("voice/v.oga", []byte("ogg"))
+	w.tg.Fail("getFile", 500, "Internal Server Error", 0)
+	w.post(t, w.hookPath(t), "", map[string]any{"update_id": 1, "message": message(1, map[string]any{
+		"voice": map[string]any{"file_id": voice, "file_unique_id": "v", "duration": 1}})}).Expect(200)
+	w.e.WaitIdle()
+	if n := w.e.Count(w.e.AdminKey, "/orgs/c/inbox?assistant_integration_id="+w.asi); n != 0 || len(w.tg.Calls("getFile")) != 1 {
+		t.Fatalf("after a failed download: %d chats, %d getFile", n, len(w.tg.Calls("getFile")))
+	}
+	w.e.Clock.Advance(5 * time.Second)
+	chatID := w.chat(t)["id"].(string)
+	w.e.WaitIdle()
+	if ms := w.messages(t, chatID); len(ms) != 1 || len(w.tg.Calls("getFile")) != 2 {
+		t.Fatalf("after the retry: %d messages, %d getFile", len(ms), len(w.tg.Calls("getFile")))
+	}
+}
+

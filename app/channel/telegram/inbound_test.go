@@ -119,4 +119,3 @@ func TestTelegramDownloadRetried(t *testing.T) {
 		t.Fatalf("after the retry: %d messages, %d getFile", len(ms), len(w.tg.Calls("getFile")))
 	}
 }
-

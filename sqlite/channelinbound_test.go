@@ -50,7 +50,10 @@ func TestChannelSeenAndExternalIDs(t *testing.T) {
 			tx.SetMessageDelivery(org, "msg_x", app.MessageDelivery{Status: app.DeliverySent, ExternalID: &ext, UpdatedAt: at(3)}))
 	})
 	var chatID, msgID string
-	read(t, db, func(tx app.Tx) (err error) { chatID, msgID, err = tx.(inbound.Tx).MessageByExternalID(org, ext); return err })
+	read(t, db, func(tx app.Tx) (err error) {
+		chatID, msgID, err = tx.(inbound.Tx).MessageByExternalID(org, ext)
+		return err
+	})
 	if chatID != "chat_x" || msgID != "msg_x" {
 		t.Fatalf("by external id: %s %s", chatID, msgID)
 	}

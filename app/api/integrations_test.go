@@ -147,13 +147,13 @@ func TestAssistantIntegrationConfigRules(t *testing.T) {
 	e.Do("POST", asiPath(asst), e.AdminKey, map[string]any{"integration_id": "email", "name": "m",
 		"config": map[string]any{"identity_id": "id_nope", "inbound": "smtp"}}).Expect(400)
 
-	// Channels whose connector is not in this build are saved FAILED, saying so; their
-	// secrets are write-only.
+	// A channel whose set-up check fails (here the Bot API cannot be reached) is saved
+	// FAILED, saying why; its secrets are write-only, and the token never shows in the error.
 	var tg map[string]any
 	res := e.Do("POST", asiPath(asst), e.AdminKey, map[string]any{"integration_id": "telegram", "name": "bot",
 		"secrets": map[string]string{"bot_token": "123:SECRET-TOKEN"}}).Expect(201)
 	res.JSON(&tg)
-	if tg["status"] != "FAILED" || !strings.Contains(fmt.Sprint(tg["error"]), "not available on this server yet") ||
+	if tg["status"] != "FAILED" || !strings.Contains(fmt.Sprint(tg["error"]), "the bot token was refused") ||
 		strings.Contains(string(res.Body), "SECRET-TOKEN") || fmt.Sprint(tg["secret_keys"]) != "[bot_token]" {
 		t.Errorf("telegram integration: %s", res.Body)
 	}
@@ -172,7 +172,7 @@ func TestAssistantIntegrationConfigRules(t *testing.T) {
 }
 
 // TestMetadataOffersOnlyConnectableChannels: /metadata lists the assistant integration types
-// this server can connect: the widget and custom, not email, telegram or whatsapp, whose
+// this server can connect: the widget, telegram and custom, not email or whatsapp, whose
 // connectors are not part of it yet.
 func TestMetadataOffersOnlyConnectableChannels(t *testing.T) {
 	t.Parallel()
@@ -185,7 +185,7 @@ func TestMetadataOffersOnlyConnectableChannels(t *testing.T) {
 	for _, o := range md.Sets["assistant_integration_id"] {
 		got = append(got, o.Value)
 	}
-	if fmt.Sprint(got) != "[internal custom]" {
-		t.Fatalf("assistant_integration_id %v, want [internal custom]", got)
+	if fmt.Sprint(got) != "[internal telegram custom]" {
+		t.Fatalf("assistant_integration_id %v, want [internal telegram custom]", got)
 	}
 }

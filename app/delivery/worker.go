@@ -48,6 +48,9 @@ type Worker struct {
 // Nudge asks for a claim now (a reply was queued, a send finished).
 func (w *Worker) Nudge() { w.loop.Nudge() }
 
+// WaitIdle waits until nothing is due, claimed or under way (tests that move the clock).
+func (w *Worker) WaitIdle(ctx context.Context) error { return w.loop.WaitIdle(ctx) }
+
 // Run sends until ctx ends, then waits for the sends under way (each bounded by Timeout).
 func (w *Worker) Run(ctx context.Context) {
 	slots := max(1, w.Workers)
@@ -136,6 +139,9 @@ func (w *Worker) send(ctx context.Context, j app.DeliveryJob) app.DeliveryOutcom
 	if _, ok := app.IsPanic(err); ok {
 		app.LogFailure(w.Log, "delivery: send", err, "message", j.MessageID)
 		return app.DeliveryOutcome{Err: errInternal}
+	}
+	if wait, ok := channel.AsRetryAfter(err); ok { // the provider's own wait (a 429): no attempt used
+		return app.DeliveryOutcome{Wait: wait}
 	}
 	if err != nil {
 		var perm channel.Permanent

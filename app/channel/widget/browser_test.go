@@ -120,7 +120,7 @@ func TestWidgetInABrowser(t *testing.T) {
 		return chromedp.SendKeys(chromedp.CSS("#text"), "What are your opening hours?", o)
 	})
 	frameRun(t, ctx, "send", func(o chromedp.QueryOption) chromedp.Action[chromedp.Void] {
-		return chromedp.Click(chromedp.CSS("#send button"), o)
+		return chromedp.Click(chromedp.CSS("#send button[type=submit]"), o)
 	})
 	frameText(t, ctx, ".msg.user", "What are your opening hours?")
 	// The debounce: the clock moves on until the answer is complete. One step was not enough

@@ -1,7 +1,9 @@
 package telegram_test
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -107,22 +109,28 @@ func TestSplitEdges(t *testing.T) {
 	}
 }
 
-// TestTelegramSendsMembersFiles: a member's message that attaches a file of the chat sends it
-// with sendPhoto (an image) or sendDocument (anything else), bytes and name intact, after
-// the text.
+// TestTelegramSendsMembersFiles: a member's message that attaches files of the chat sends
+// them with sendPhoto (an image), sendVoice (Ogg/Opus) or sendDocument (anything else), bytes
+// and name intact, after the text.
 func TestTelegramSendsMembersFiles(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, noRuns)
+	ogg, err := os.ReadFile("../../voice/testdata/voice.ogg")
+	if err != nil {
+		t.Fatal(err)
+	}
 	photo := w.tg.AddFile("photos/p.jpg", []byte("jpeg bytes"))
-	voice := w.tg.AddFile("voice/v.oga", []byte("ogg bytes"))
+	voice := w.tg.AddFile("voice/v.oga", ogg)
+	doc := w.tg.AddFile("documents/d.pdf", []byte("pdf bytes"))
 	w.post(t, w.hookPath(t), "", map[string]any{"update_id": 1, "message": message(1, map[string]any{
 		"photo": []map[string]any{{"file_id": photo, "file_unique_id": "p", "width": 10, "height": 10}},
-		"voice": map[string]any{"file_id": voice, "file_unique_id": "v", "duration": 1}})}).Expect(200)
+		"voice": map[string]any{"file_id": voice, "file_unique_id": "v", "duration": 1},
+		"document": map[string]any{"file_id": doc, "file_unique_id": "d", "file_name": "terms.pdf", "mime_type": "application/pdf"}})}).Expect(200)
 	chatID := w.chat(t)["id"].(string)
 	var files []map[string]any
 	w.e.Eventually(10*time.Second, "the files", func() bool {
 		w.e.Do("GET", "/orgs/c/chats/"+chatID+"/files", w.e.AdminKey, nil).Expect(200).JSON(&files)
-		return len(files) == 2
+		return len(files) == 3
 	})
 	var parts []map[string]any
 	for _, f := range files {
@@ -133,12 +141,15 @@ func TestTelegramSendsMembersFiles(t *testing.T) {
 	if m := w.tg.Calls("sendMessage"); len(m) != 1 || m[0].Params["text"] != "Here you are." {
 		t.Fatalf("sendMessage %+v", m)
 	}
-	ph, doc := w.tg.Calls("sendPhoto"), w.tg.Calls("sendDocument")
+	ph, docs := w.tg.Calls("sendPhoto"), w.tg.Calls("sendDocument")
 	if len(ph) != 1 || string(ph[0].Files["photo"].Data) != "jpeg bytes" || ph[0].Files["photo"].Name != "photo.jpg" ||
 		ph[0].Params["chat_id"] != "4242" {
 		t.Fatalf("sendPhoto %+v", ph)
 	}
-	if len(doc) != 1 || string(doc[0].Files["document"].Data) != "ogg bytes" || doc[0].Files["document"].Name != "voice.ogg" {
-		t.Fatalf("sendDocument %+v", doc)
+	if len(docs) != 1 || string(docs[0].Files["document"].Data) != "pdf bytes" || docs[0].Files["document"].Name != "terms.pdf" {
+		t.Fatalf("sendDocument %+v", docs)
+	}
+	if v := w.tg.Calls("sendVoice"); len(v) != 1 || !bytes.Equal(v[0].Files["voice"].Data, ogg) || v[0].Files["voice"].Name != "voice.ogg" {
+		t.Fatalf("sendVoice %d calls", len(v))
 	}
 }

@@ -34,7 +34,8 @@ func (c *Connector) Send(ctx context.Context, d app.Deployment, chat app.Chat, m
 }
 
 // Deliver sends text (split at MaxText, plain: no parse_mode, nothing to escape) and then
-// each file (sendPhoto for images, sendDocument otherwise) to the Telegram chat to (a
+// each file (sendVoice for Ogg, sendAudio for other audio, sendPhoto for images, sendDocument
+// otherwise) to the Telegram chat to (a
 // contact's telegram channel user_id). It answers SENT with the id of the first message
 // Telegram made. A broadcast sends to a recipient with Deliver(ctx, d, channel.UserID,
 // content, nil). A send cut short is sent again whole by the retry (at least once).
@@ -54,10 +55,7 @@ func (c *Connector) Deliver(ctx context.Context, d app.Deployment, to, text stri
 		note(m)
 	}
 	for _, f := range files {
-		method, field := "sendDocument", "document"
-		if strings.HasPrefix(f.FileMimetype, "image/") {
-			method, field = "sendPhoto", "photo"
-		}
+		method, field := sendMethod(f.FileMimetype)
 		var m sentMessage
 		if err := c.API.Upload(ctx, token, method, map[string]string{"chat_id": to}, field, f.FileFilename, f.Data, &m); err != nil {
 			return channel.Sent{}, sendError(err)
@@ -65,6 +63,20 @@ func (c *Connector) Deliver(ctx context.Context, d app.Deployment, to, text stri
 		note(m)
 	}
 	return channel.Sent{Status: app.DeliverySent, ExternalID: first}, nil
+}
+
+// sendMethod picks the Bot API method of a file: Ogg (an assistant's spoken answer, Opus)
+// goes as a voice note, other audio as a track, images as photos, the rest as documents.
+func sendMethod(mimetype string) (method, field string) {
+	switch {
+	case mimetype == "audio/ogg":
+		return "sendVoice", "voice"
+	case strings.HasPrefix(mimetype, "audio/"):
+		return "sendAudio", "audio"
+	case strings.HasPrefix(mimetype, "image/"):
+		return "sendPhoto", "photo"
+	}
+	return "sendDocument", "document"
 }
 
 // Text is what a message says to the contact: its text parts, in order.

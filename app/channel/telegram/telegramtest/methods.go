@@ -84,10 +84,16 @@ func (s *Server) method(w http.ResponseWriter, bot *Bot, method string, p map[st
 		s.send(w, p, func() { answerOK(w, true) })
 	case "sendmessage":
 		s.sendMessage(w, p)
-	case "senddocument", "sendphoto":
+	case "senddocument", "sendphoto", "sendvoice", "sendaudio":
 		field := strings.TrimPrefix(method, "send")
-		if _, ok := files[field]; !ok && p[field] == "" {
+		up, ok := files[field]
+		if !ok && p[field] == "" {
 			answerError(w, http.StatusBadRequest, "Bad Request: there is no "+field+" in the request", 0)
+			return
+		}
+		// "Audio must be in an .OGG file encoded with OPUS, or in .MP3 format, or in .M4A format."
+		if field == "voice" && ok && !voiceFile(up.Data) {
+			answerError(w, http.StatusBadRequest, "Bad Request: wrong file type of the voice", 0)
 			return
 		}
 		s.send(w, p, func() { answerOK(w, s.message(p["chat_id"], p["caption"])) })
@@ -196,4 +202,15 @@ func readParams(r *http.Request) (map[string]string, map[string]Upload, error) {
 		}
 	}
 	return p, files, nil
+}
+
+// voiceFile tells the containers sendVoice takes by their first bytes: Ogg with Opus, MP3, M4A.
+func voiceFile(b []byte) bool {
+	switch {
+	case len(b) >= 36 && string(b[:4]) == "OggS":
+		return string(b[28:36]) == "OpusHead"
+	case len(b) >= 3 && string(b[:3]) == "ID3", len(b) >= 2 && b[0] == 0xff && b[1]&0xe0 == 0xe0:
+		return true
+	}
+	return len(b) >= 8 && string(b[4:8]) == "ftyp"
 }

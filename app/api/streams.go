@@ -24,13 +24,15 @@ func (s *Server) chatStream(rq *Request) error {
 		return err
 	}
 	defer release()
-	return s.streamChat(rq, from, nil)
+	return s.streamChat(rq, from, nil, func(sub *stream.Subscriber) func() { return s.watchRevocation(rq, sub) })
 }
 
 // streamChat serves the stream of the chat rq.Param("id") of rq.Org() from a resume point,
 // its slot of the stream budget already held; rewrite, when set, turns each stored event into
-// what the client may see (sseWriter), and the subscription is a widget visitor's.
-func (s *Server) streamChat(rq *Request, from resumePoint, rewrite func(string, []byte) ([]byte, bool)) error {
+// what the client may see (sseWriter), and the subscription is a widget visitor's. watch puts
+// the stream under the guard that ends it on a revocation (streamguard.go) until its stop.
+func (s *Server) streamChat(rq *Request, from resumePoint, rewrite func(string, []byte) ([]byte, bool),
+	watch func(*stream.Subscriber) (stop func())) error {
 	f := stream.Filter{OrgID: rq.Org(), ChatID: rq.Param("id")}
 	if rewrite != nil {
 		f.Buffer = visitorStreamBuffer
@@ -40,9 +42,7 @@ func (s *Server) streamChat(rq *Request, from resumePoint, rewrite func(string, 
 		return err
 	}
 	defer s.cfg.Hub.Unsubscribe(sub)
-	if rewrite == nil { // a key's stream; a visitor's has no key to revoke
-		defer s.watchRevocation(rq, sub)()
-	}
+	defer watch(sub)()
 	w, err := startSSE(rq, sub)
 	if err != nil {
 		return nil // the client is gone

@@ -10,6 +10,7 @@ import (
 	"wsapi/app"
 	"wsapi/app/budget"
 	"wsapi/app/channel/widget"
+	"wsapi/app/stream"
 )
 
 // The web widget's public routes (docs/channels.md). The visitor API authenticates by the
@@ -211,7 +212,15 @@ func (s *Server) visitorStream(rq *Request) error {
 	if err := p.Err(); err != nil {
 		return err
 	}
-	v, err := s.visitor(rq, rq.R.URL.Query().Get("token"))
+	// The authentication version before the session is read: the guard re-checks the stream
+	// once it moves (streamguard.go), so no change after this read is missed, and an
+	// unchanged one costs no check.
+	version, err := s.svc.AuthVersion(rq.Ctx())
+	if err != nil {
+		return err
+	}
+	token := rq.R.URL.Query().Get("token")
+	v, err := s.visitor(rq, token)
 	if err != nil {
 		return err
 	}
@@ -231,7 +240,9 @@ func (s *Server) visitorStream(rq *Request) error {
 	defer held()
 	rq.Caller.OrgID, rq.params["id"] = v.Session.OrgID, c.ID
 	rq.W.Header().Set("Cache-Control", "no-store")
-	return s.streamChat(rq, from, widget.Event)
+	return s.streamChat(rq, from, widget.Event, func(sub *stream.Subscriber) func() {
+		return s.watchVisitor(v.Deployment.ID, token, version, sub)
+	})
 }
 
 // visitorFile takes one file (multipart field "file", at most 10 MiB) as the visitor's

@@ -123,7 +123,7 @@ func (h *Hub) Subscribe(ctx context.Context, f Filter) (*Subscriber, Snapshot, e
 	}
 	c := make(chan *Item, size)
 	s := &Subscriber{C: c, c: c, ended: make(chan struct{}), filter: f}
-	h.subs[s] = struct{}{}
+	h.subs.add(s)
 	snap := Snapshot{LastSeq: h.last}
 	if f.ChatID != "" || f.DeltaChatID != "" {
 		for id, lm := range h.live {

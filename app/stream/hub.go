@@ -247,7 +247,7 @@ func (h *Hub) remove(s *Subscriber) {
 		return
 	}
 	close(s.c)
-	close(s.ended)
+	s.end()
 }
 
 // Watchers is the number of open subscriptions (for tests and metrics).

@@ -43,18 +43,30 @@ func (s *Server) streamChat(rq *Request, from resumePoint, rewrite func(string, 
 	}
 	defer s.cfg.Hub.Unsubscribe(sub)
 	defer watch(sub)()
+	if w, st := s.startChatStream(rq, sub, snap, from, rewrite); w != nil {
+		s.pump(rq, w, sub, st)
+	}
+	return nil
+}
+
+// startChatStream answers the stream's headers and its backlog; nil when the client is gone.
+// A frame of its own (not inlined), so that the stack it needs is not kept while the stream is
+// open.
+//
+//go:noinline
+func (s *Server) startChatStream(rq *Request, sub *stream.Subscriber, snap stream.Snapshot, from resumePoint,
+	rewrite func(string, []byte) ([]byte, bool)) (*sseWriter, *sent) {
 	w, err := startSSE(rq, sub)
 	if err != nil {
-		return nil // the client is gone
+		return nil, nil // the client is gone
 	}
 	w.rewrite = rewrite
 	st := &sent{seq: snap.LastSeq, offsets: map[string]int{}}
 	if err := s.chatBacklog(rq, w, st, from, snap); err != nil {
 		logFrom(rq.R).Info("chat stream ended", "err", err)
-		return nil
+		return nil, nil
 	}
-	s.pump(rq, w, sub, st)
-	return nil
+	return w, st
 }
 
 // chatBacklog writes what a client lacks before the live items: on a fresh connection a

@@ -62,8 +62,8 @@ func (s *Service) authenticate(ctx context.Context, hash []byte) (p Principal, s
 	return p, stored, err
 }
 
-// AuthVersion grows with every change to a key, a member or a role, by any process: open
-// event streams watch it to end those a change revoked (app/api/streamguard.go).
+// AuthVersion grows with every change to a key, a member or a role, and with the end of a
+// widget visitor's session or widget, by any process: open event streams watch it to end those a change revoked (app/api/streamguard.go).
 func (s *Service) AuthVersion(ctx context.Context) (int64, error) {
 	return s.Store.AuthVersion(ctx)
 }

@@ -62,8 +62,11 @@ type Runtime struct {
 	mailer   *mail.Mailer
 	channels channelSet
 	runs     runAborter // the service's way to Runner
-	stop     context.CancelFunc
-	stopped  chan struct{}
+	// realClock: no clock was injected, so a run's due time is the timers' time (a test's
+	// manual clock nudges the workers itself when it moves).
+	realClock bool
+	stop      context.CancelFunc
+	stopped   chan struct{}
 }
 
 // Options are what a caller may inject: a clock (tests move time) and a logger.
@@ -102,7 +105,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		return nil, err
 	}
 	db.CacheChats(cfg.DB.InboxCacheChats)
-	rt := &Runtime{Config: cfg, DB: db, Log: log}
+	rt := &Runtime{Config: cfg, DB: db, Log: log, realClock: opt.Clock == nil}
 	if err := rt.wire(cfg, opt); err != nil {
 		db.Close()
 		return nil, err
@@ -225,11 +228,20 @@ func (rt *Runtime) nudgeFor(w sqlite.Work) {
 		kind  sqlite.Work
 		nudge func()
 	}{{sqlite.WorkDeliveries, rt.Dispatcher.Nudge}, {sqlite.WorkRecipients, rt.Sender.Nudge},
-		{sqlite.WorkKnowledge, rt.Knowledge.Nudge}, {sqlite.WorkRuns, rt.Runner.Nudge},
+		{sqlite.WorkKnowledge, rt.Knowledge.Nudge}, {sqlite.WorkRuns, rt.nudgeRuns},
 		{sqlite.WorkMessages, rt.Delivery.Nudge}, {sqlite.WorkInbound, rt.Inbound.Nudge}} {
 		if w&k.kind != 0 {
 			k.nudge()
 		}
+	}
+}
+
+// nudgeRuns wakes the run worker for a commit that scheduled runs: now (a run due at once),
+// and when a run scheduled now is due (assistants.debounce after its last message).
+func (rt *Runtime) nudgeRuns() {
+	rt.Runner.Nudge()
+	if rt.realClock {
+		rt.Runner.NudgeAfter(rt.Config.Assistants.Debounce)
 	}
 }
 

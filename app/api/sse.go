@@ -50,21 +50,11 @@ func startSSE(rq *Request, sub *stream.Subscriber) (*sseWriter, error) {
 	w := &sseWriter{w: rq.W, rc: http.NewResponseController(rq.W)}
 	// The server's WriteTimeout counts from the request's start; a stream sets its own.
 	_ = w.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
-	go func() {
-		select {
-		case <-sub.Ended():
-			w.cutOff()
-		case <-rq.Ctx().Done():
-			// The handler has returned (or the client left). When that was because the
-			// subscription ended, the server's last flush must not wait on a full socket:
-			// both channels may be ready at once, and select picks either.
-			select {
-			case <-sub.Ended():
-				w.cutOff()
-			default:
-			}
-		}
-	}()
+	// Once the subscription ends (dropped, revoked, the hub closing, or the handler's own
+	// Unsubscribe as it returns) no write may wait on the client: not the pump's, nor the
+	// server's last flush. Run by the subscription's end, so an open stream holds no goroutine
+	// of its own for it.
+	sub.AfterEnd(w.cutOff)
 	return w, w.flush()
 }
 

@@ -24,13 +24,15 @@ func (s *Server) chatStream(rq *Request) error {
 		return err
 	}
 	defer release()
-	return s.streamChat(rq, from, nil)
+	return s.streamChat(rq, from, nil, func(sub *stream.Subscriber) func() { return s.watchRevocation(rq, sub) })
 }
 
 // streamChat serves the stream of the chat rq.Param("id") of rq.Org() from a resume point,
 // its slot of the stream budget already held; rewrite, when set, turns each stored event into
-// what the client may see (sseWriter), and the subscription is a widget visitor's.
-func (s *Server) streamChat(rq *Request, from resumePoint, rewrite func(string, []byte) ([]byte, bool)) error {
+// what the client may see (sseWriter), and the subscription is a widget visitor's. watch puts
+// the stream under the guard that ends it on a revocation (streamguard.go) until its stop.
+func (s *Server) streamChat(rq *Request, from resumePoint, rewrite func(string, []byte) ([]byte, bool),
+	watch func(*stream.Subscriber) (stop func())) error {
 	f := stream.Filter{OrgID: rq.Org(), ChatID: rq.Param("id")}
 	if rewrite != nil {
 		f.Buffer = visitorStreamBuffer
@@ -40,21 +42,31 @@ func (s *Server) streamChat(rq *Request, from resumePoint, rewrite func(string, 
 		return err
 	}
 	defer s.cfg.Hub.Unsubscribe(sub)
-	if rewrite == nil { // a key's stream; a visitor's has no key to revoke
-		defer s.watchRevocation(rq, sub)()
+	defer watch(sub)()
+	if w, st := s.startChatStream(rq, sub, snap, from, rewrite); w != nil {
+		s.pump(rq, w, sub, st)
 	}
+	return nil
+}
+
+// startChatStream answers the stream's headers and its backlog; nil when the client is gone.
+// A frame of its own (not inlined), so that the stack it needs is not kept while the stream is
+// open.
+//
+//go:noinline
+func (s *Server) startChatStream(rq *Request, sub *stream.Subscriber, snap stream.Snapshot, from resumePoint,
+	rewrite func(string, []byte) ([]byte, bool)) (*sseWriter, *sent) {
 	w, err := startSSE(rq, sub)
 	if err != nil {
-		return nil // the client is gone
+		return nil, nil // the client is gone
 	}
 	w.rewrite = rewrite
 	st := &sent{seq: snap.LastSeq, offsets: map[string]int{}}
 	if err := s.chatBacklog(rq, w, st, from, snap); err != nil {
 		logFrom(rq.R).Info("chat stream ended", "err", err)
-		return nil
+		return nil, nil
 	}
-	s.pump(rq, w, sub, st)
-	return nil
+	return w, st
 }
 
 // chatBacklog writes what a client lacks before the live items: on a fresh connection a

@@ -10,6 +10,7 @@ import (
 	"wsapi/app"
 	"wsapi/app/budget"
 	"wsapi/app/channel/widget"
+	"wsapi/app/stream"
 )
 
 // The web widget's public routes (docs/channels.md). The visitor API authenticates by the
@@ -206,32 +207,62 @@ func (s *Server) visitorSend(rq *Request) error {
 // visitorStream is the visitor's chat as Server-Sent Events, resumable with Last-Event-ID:
 // the chat stream of the API, each event in its visitor view.
 func (s *Server) visitorStream(rq *Request) error {
+	vs, err := s.openVisitorStream(rq)
+	if err != nil {
+		return err
+	}
+	defer vs.release()
+	return s.streamChat(rq, vs.from, widget.Event, vs.watch)
+}
+
+// visitorStreamArgs is what a visitor's stream needs once it is allowed.
+type visitorStreamArgs struct {
+	from    resumePoint
+	release func()
+	watch   func(*stream.Subscriber) (stop func())
+}
+
+// openVisitorStream checks the visitor, its chat and its limits, and holds its slots. It is a
+// frame of its own (not inlined into visitorStream), so what it needs on the stack is gone
+// while the stream is open: each open stream's goroutine then keeps a smaller stack.
+//
+//go:noinline
+func (s *Server) openVisitorStream(rq *Request) (visitorStreamArgs, error) {
 	p := app.Problems{}
 	from := parseResume(rq.R, p)
 	if err := p.Err(); err != nil {
-		return err
+		return visitorStreamArgs{}, err
 	}
-	v, err := s.visitor(rq, rq.R.URL.Query().Get("token"))
+	// The authentication version before the session is read: the guard re-checks the stream
+	// once it moves (streamguard.go), so no change after this read is missed, and an
+	// unchanged one costs no check.
+	version, err := s.svc.AuthVersion(rq.Ctx())
 	if err != nil {
-		return err
+		return visitorStreamArgs{}, err
+	}
+	token := rq.R.URL.Query().Get("token")
+	v, err := s.visitor(rq, token)
+	if err != nil {
+		return visitorStreamArgs{}, err
 	}
 	c, err := s.visitorChat(rq, v)
 	if err != nil {
-		return err
+		return visitorStreamArgs{}, err
 	}
 	release, err := s.visitorLimits.stream(rq, v)
 	if err != nil {
-		return err
+		return visitorStreamArgs{}, err
 	}
-	defer release()
 	held, err := s.holdVisitorStream(rq, v)
 	if err != nil {
-		return err
+		release()
+		return visitorStreamArgs{}, err
 	}
-	defer held()
 	rq.Caller.OrgID, rq.params["id"] = v.Session.OrgID, c.ID
 	rq.W.Header().Set("Cache-Control", "no-store")
-	return s.streamChat(rq, from, widget.Event)
+	asi := v.Deployment.ID
+	return visitorStreamArgs{from: from, release: func() { held(); release() },
+		watch: func(sub *stream.Subscriber) func() { return s.watchVisitor(asi, token, version, sub) }}, nil
 }
 
 // visitorFile takes one file (multipart field "file", at most 10 MiB) as the visitor's

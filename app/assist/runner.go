@@ -94,6 +94,10 @@ func NewRunner(svc Runs, providers map[string]Provider, cfg Config, log *slog.Lo
 // Nudge asks for a claim now (a run was scheduled, one finished).
 func (r *Runner) Nudge() { r.loop.Nudge() }
 
+// NudgeAfter asks for a claim once d has passed: a run scheduled now after its debounce
+// starts when it is due, not at the next tick (claim.Loop.NudgeAfter).
+func (r *Runner) NudgeAfter(d time.Duration) { r.loop.NudgeAfter(d) }
+
 // WaitIdle waits until nothing is due, claimed or under way (claim.Loop.WaitIdle).
 func (r *Runner) WaitIdle(ctx context.Context) error { return r.loop.WaitIdle(ctx) }
 

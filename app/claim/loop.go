@@ -72,6 +72,9 @@ type Loop struct {
 	rounds   uint64
 	idleAt   uint64
 	roundEnd chan struct{}
+	// wakes are the times NudgeAfter asked for, earliest first; wakeTimer fires at the first.
+	wakes     []time.Time
+	wakeTimer *time.Timer
 }
 
 func (l *Loop) init() {
@@ -282,6 +285,7 @@ func (l *Loop) fairest() int {
 func (l *Loop) stop() {
 	l.mu.Lock()
 	l.stopped = true
+	l.stopWakesLocked()
 	queued := l.queued
 	l.queued = nil
 	for _, p := range queued {

@@ -95,7 +95,9 @@ func getContent(t *testing.T, e *apitest.Env, asst, id string) app.KnowledgeCont
 func settle(t *testing.T, e *apitest.Env, asst, id string) app.KnowledgeContent {
 	t.Helper()
 	var k app.KnowledgeContent
-	e.Eventually(10*time.Second, "content "+id+" settles", func() bool {
+	// A ceiling, not a wait: a nine-page crawl under -race on a machine at load average 27
+	// took over 10 s (TestCrawlRespectsMaxPagesAndHost failed so in two runs of two).
+	e.Eventually(30*time.Second, "content "+id+" settles", func() bool {
 		k = getContent(t, e, asst, id)
 		return k.Status == "PROCESSED" || k.Status == "FAILED"
 	})

@@ -110,8 +110,14 @@ func pending(t *testing.T, e *apitest.Env, asst string) int {
 	return n
 }
 
+// hostileMutants is how many mutants of good and bad PDFs the test uploads. It was 200: each
+// is parsed in a child process (a re-run of the race-built test binary in CI), and the test
+// runs alone, so they were 105 s of app/knowledge's 320 s under -race (load average 25). 80
+// still crash the parser in dozens of ways (about half of them) and read some.
+const hostileMutants = 80
+
 // TestHostilePDFsFailWithoutHurtingTheServer uploads the four PDFs that crashed or hung the
-// server and 200 mutants of good and bad PDFs. The server keeps answering at once, every
+// server and hostileMutants mutants of good and bad PDFs. The server keeps answering at once, every
 // upload ends PROCESSED or FAILED within its limits, and other organizations' knowledge is
 // still processed afterwards.
 func TestHostilePDFsFailWithoutHurtingTheServer(t *testing.T) {
@@ -131,7 +137,7 @@ func TestHostilePDFsFailWithoutHurtingTheServer(t *testing.T) {
 	files := [][]byte{minimalPDF("Seed text of a good PDF"), deflatedPDF("compressed words", 50),
 		fixtures["panic.pdf"], fixtures["count_huge.pdf"], fixtures["kids_notarray.pdf"], fixtures["content_bad.pdf"]}
 	r := rand.New(rand.NewPCG(12, 2026))
-	for i := range 200 {
+	for i := range hostileMutants {
 		var k app.KnowledgeContent
 		name := fmt.Sprintf("mutant%03d.pdf", i)
 		upload(t, e, asst, name, "", mutate(r, files)).Expect(201).JSON(&k)
@@ -174,7 +180,7 @@ func TestHostilePDFsFailWithoutHurtingTheServer(t *testing.T) {
 		}
 	}
 	t.Logf("outcomes %v", counts)
-	if counts["FAILED"] < 100 || counts["PROCESSED"] < 1 || counts["parser crashed"] < 50 {
+	if counts["FAILED"] < hostileMutants/2 || counts["PROCESSED"] < 1 || counts["parser crashed"] < hostileMutants/4 {
 		t.Errorf("outcomes %v: the mutants should mostly fail, many crashing the parser, and some be read", counts)
 	}
 	// Another organization's knowledge is processed as before.

@@ -242,7 +242,9 @@ func TestCrashWithClaimedRecipients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const n = 60
+	// Six rounds of the workers: enough to hold claimed, sent-unrecorded and never-claimed
+	// recipients (it was 60; each message is a TLS session and a DKIM signature, slow under -race).
+	const n = 6 * crashWorkers
 	id, contacts := prepare(t, svc, nk.OrgID, f.dnsSrv, n)
 	b, err := svc.CreateBroadcast(ctx, nk.OrgID, app.BroadcastInput{Name: "Crash", IntegrationID: "email", IdentityID: id.ID,
 		Subject: "S", Text: "T", ContactIDs: contacts})
@@ -281,7 +283,7 @@ func TestCrashWithClaimedRecipients(t *testing.T) {
 func TestCrashMidBroadcast(t *testing.T) {
 	t.Parallel()
 	f := newCrashFiles(t)
-	const n = 60
+	const n = 8 * crashWorkers // the crash comes after 10: most are left to the restart
 	a, b := f.sendBroadcast(t, "Crash", n, 10)
 	a.Runtime.DB.Close() // the process dies: nothing more reaches the file
 	a.Runtime.Close()    // its sends under way finish at the relay, unrecorded
@@ -302,7 +304,7 @@ func TestCrashMidBroadcast(t *testing.T) {
 func TestGracefulStopRecordsSendsUnderWay(t *testing.T) {
 	t.Parallel()
 	f := newCrashFiles(t)
-	const n = 40
+	const n = 6 * crashWorkers
 	a, b := f.sendBroadcast(t, "Stop", n, 6)
 	a.Server.Close()
 	a.Runtime.Close()

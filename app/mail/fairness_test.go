@@ -14,8 +14,10 @@ import (
 // organization's broadcast, made after it, still completes at once: the sender takes
 // recipients round-robin across organizations and leaves the first one only its share of the
 // workers. Before, it took the oldest recipients of all, and the second broadcast waited for
-// the whole first one (100 messages, 8 at a time, a second each).
+// the whole first one (60 messages, at most 6 at a time for one organization, a second each:
+// 10 s; it was 100 messages, run alone, and under -race it was the package's third slowest).
 func TestBigSlowBroadcastDoesNotDelayOtherOrgs(t *testing.T) {
+	t.Parallel()
 	s := newEmailSetup(t, manyRequests)
 	e := s.e
 	s.sink.Delay = func(to string) time.Duration {
@@ -25,7 +27,7 @@ func TestBigSlowBroadcastDoesNotDelayOtherOrgs(t *testing.T) {
 		return 0
 	}
 	var big []app.Contact
-	for i := 0; i < 100; i++ {
+	for i := 0; i < 60; i++ {
 		big = append(big, s.contact(t, fmt.Sprintf("X%03d", i), fmt.Sprintf("x%03d@slow.test", i)))
 	}
 	s.broadcast(t, big...)
@@ -40,7 +42,8 @@ func TestBigSlowBroadcastDoesNotDelayOtherOrgs(t *testing.T) {
 	var b app.Broadcast
 	e.Do("POST", "/orgs/"+other.ID+"/broadcasts", key, map[string]any{"name": "Other news", "integration_id": "email",
 		"identity_id": identity.ID, "subject": "Hi", "text": "Hello", "contact_ids": []string{c.ID}}).Expect(201).JSON(&b)
-	e.Eventually(2*time.Second, "the other organization's broadcast to be SENT", func() bool {
+	// Well within the 10 s the big one takes, even beside the package's other tests.
+	e.Eventually(5*time.Second, "the other organization's broadcast to be SENT", func() bool {
 		e.Do("GET", "/orgs/"+other.ID+"/broadcasts/"+b.ID, key, nil).Expect(200).JSON(&b)
 		return b.Status == app.BroadcastSent
 	})
@@ -50,9 +53,9 @@ func TestBigSlowBroadcastDoesNotDelayOtherOrgs(t *testing.T) {
 			slow++
 		}
 	}
-	t.Logf("the other organization's broadcast was SENT in %s, while %d of the big one's 100 messages had gone",
+	t.Logf("the other organization's broadcast was SENT in %s, while %d of the big one's 60 messages had gone",
 		time.Since(start), slow)
-	if b.Counts.Sent != 1 || slow > 50 {
+	if b.Counts.Sent != 1 || slow > 30 {
 		t.Fatalf("counts %+v, %d slow messages sent first", b.Counts, slow)
 	}
 	if n := len(mailsTo(s.sink.Mails(), "yan@dest.test")); n != 1 {

@@ -19,6 +19,7 @@ func recipientContactID(r map[string]any) string {
 // recipient now shows Y, and a bounce and a complaint reach Y (unsubscribed, with
 // contact.unsubscribed) and name Y in their events.
 func TestMergedContactTakesItsRecipients(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	e.Webhook(e.AdminKey, "c", rcv.URL, app.EventBroadcastBounced, app.EventBroadcastComplained, app.EventContactUnsubscribed)
@@ -64,6 +65,7 @@ func TestMergedContactTakesItsRecipients(t *testing.T) {
 // TestBounceOfADeletedContactNamesNoContact deletes a recipient's contact: its bounce carries
 // no contact_id. A new contact that takes the address later owns it: a complaint reaches it.
 func TestBounceOfADeletedContactNamesNoContact(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	e.Webhook(e.AdminKey, "c", rcv.URL, app.EventBroadcastBounced, app.EventBroadcastComplained, app.EventContactUnsubscribed)
@@ -94,6 +96,7 @@ func TestBounceOfADeletedContactNamesNoContact(t *testing.T) {
 // address (with broadcast.suppressed), an unsubscribed and a blocked contact, as an email one
 // does; the others wait for the sending integration.
 func TestCustomBroadcastSkipsLikeEveryIntegration(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	rcv := apitest.NewReceiver(t)
 	e.Webhook(e.AdminKey, "c", rcv.URL, app.EventBroadcastSuppressed)

@@ -17,6 +17,7 @@ func (panicMailer) Send(context.Context, app.OutboundEmail) error { panic("maile
 // recipient with a plain reason, the sender goes on with the others, and the broadcast
 // completes.
 func TestPanickingSendFailsTheRecipient(t *testing.T) {
+	t.Parallel()
 	s := newEmailSetupPrepared(t, func(rt *cli.Runtime) { rt.Service.Mailer = panicMailer{} })
 	ann, bob := s.contact(t, "Ann", "ann@dest.test"), s.contact(t, "Bob", "bob@dest.test")
 	b := s.broadcast(t, ann, bob)

@@ -49,7 +49,7 @@ type Hub struct {
 	ready  bool  // last has been read from the store
 	last   int64 // the newest seq fanned out
 	closed bool
-	subs   map[*Subscriber]struct{}
+	subs   index
 	live   map[string]*liveMessage // runs in flight, by message id
 }
 
@@ -68,7 +68,7 @@ func New(store app.Store, opt Options) *Hub {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Hub{store: store, opt: opt, nudge: make(chan struct{}, 1),
-		subs: map[*Subscriber]struct{}{}, live: map[string]*liveMessage{}}
+		subs: newIndex(), live: map[string]*liveMessage{}}
 }
 
 // Nudge wakes the hub after a commit that wrote stream events; it never blocks.
@@ -129,7 +129,7 @@ func (h *Hub) Close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.closed = true
-	for s := range h.subs {
+	for s := range h.subs.all {
 		h.remove(s)
 	}
 }
@@ -198,14 +198,14 @@ func (h *Hub) publishLocked(es []app.StreamEvent) {
 		h.last = e.Seq
 		h.forgetFinished(e)
 		var it *Item // made for the first subscriber that matches, shared by the others
-		for s := range h.subs {
+		h.subs.event(e.OrgID, e.ChatID, func(s *Subscriber) {
 			if s.filter.Matches(e) {
 				if it == nil {
 					it = &Item{Seq: e.Seq, Type: e.Type, ChatID: e.ChatID, Data: e.Data, Shared: &Encoded{}}
 				}
 				h.send(s, it)
 			}
-		}
+		})
 	}
 }
 
@@ -243,17 +243,16 @@ func (h *Hub) send(s *Subscriber, it *Item) {
 
 // remove ends a subscription. Holds mu.
 func (h *Hub) remove(s *Subscriber) {
-	if _, ok := h.subs[s]; !ok {
+	if !h.subs.remove(s) {
 		return
 	}
-	delete(h.subs, s)
 	close(s.c)
-	close(s.ended)
+	s.end()
 }
 
 // Watchers is the number of open subscriptions (for tests and metrics).
 func (h *Hub) Watchers() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.subs)
+	return len(h.subs.all)
 }

@@ -45,11 +45,11 @@ func (h *Hub) Delta(orgID, chatID, messageID string, offset int, text string) {
 		Shared: &Encoded{}}
 	lm.text.WriteString(text)
 	lm.runes = it.End()
-	for s := range h.subs {
-		if s.filter.wantsDeltas(orgID, chatID) { // never the API's org streams
+	h.subs.delta(orgID, chatID, func(s *Subscriber) { // never the API's org streams
+		if s.filter.wantsDeltas(orgID, chatID) {
 			h.send(s, it)
 		}
-	}
+	})
 }
 
 // Begin registers a run's message before its first delta: the outbox read and the seq

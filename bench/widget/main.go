@@ -1,20 +1,23 @@
-// Command widget measures the web widget in-process: the runtime `app serve` builds
-// (cli.Build, real clock, a fresh SQLite file) behind a real HTTP server, an assistant that
-// answers with builtin:retrieval, and visitors that use the widget's own API.
+// Command widget measures the web widget against the built binary serving in a process of its
+// own (`bin/app serve` on a fresh directory, its pprof listener on), so the server's memory is
+// measured apart from the load generator's: an assistant that answers with builtin:retrieval,
+// and visitors that use the widget's own API.
 //
 // Phase 1 (streams): -sessions visitors each start a session, write once (the integration
-// disabled, so nothing answers) and keep the chat's SSE stream open; it reports the process's
-// peak RSS and Go heap before and with the streams open, and the p99 of GET /orgs/c (an
-// authenticated API call) before and while they are connected.
+// disabled, so nothing answers) and keep the chat's SSE stream open; it reports the server's
+// RSS (now and peak), its Go heap in use and its goroutines before and with the streams open,
+// and the p99 of GET /orgs/c (an authenticated API call) before, while they are connected and
+// after they closed.
 //
 // Phase 2 (first token): the integration enabled, -rate visitor messages a second for
-// -seconds, each on a session whose stream is open; it reports the time from sending the POST
-// to reading the answer's first message.delta, minus assistants.debounce.
+// -seconds, each on a session whose stream is open (beside phase 1's streams with -keep); it
+// reports the time from sending the POST to reading the answer's first message.delta, minus
+// assistants.debounce.
 //
-//	go run ./bench/widget -sessions 5000 -rate 50 -seconds 10
+//	CGO_ENABLED=0 go build -o bin/app . && go run ./bench/widget -bin bin/app -sessions 5000 -rate 50 -seconds 10
 //
-// Clients and server share the process, so the RSS includes the clients' side of every
-// stream: an upper bound of the server's. See bench/widget/README.md.
+// -profile DIR saves the server's heap and goroutine profiles with the streams open and a CPU
+// profile of phase 2. See bench/widget/README.md.
 package main
 
 import (
@@ -25,34 +28,34 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	"wsapi/bench/internal/measure"
-	"wsapi/cli"
 )
 
 type options struct {
+	bin, profile                      string
 	sessions, rate, seconds, apiCalls int
 	debounce, tick                    time.Duration
+	keep, verbose                     bool
 }
 
 func main() {
 	var o options
+	flag.StringVar(&o.bin, "bin", "bin/app", "the built binary (CGO_ENABLED=0 go build -o bin/app .)")
+	flag.StringVar(&o.profile, "profile", "", "a directory for the server's heap, goroutine and CPU profiles")
 	flag.IntVar(&o.sessions, "sessions", 5000, "phase 1: visitors with an open stream")
 	flag.IntVar(&o.rate, "rate", 50, "phase 2: visitor messages a second")
 	flag.IntVar(&o.seconds, "seconds", 10, "phase 2: how long")
 	flag.IntVar(&o.apiCalls, "api-calls", 2000, "GET /orgs/c calls per p99 measurement")
 	flag.DurationVar(&o.debounce, "debounce", 100*time.Millisecond, "assistants.debounce")
 	flag.DurationVar(&o.tick, "tick", 250*time.Millisecond, "assistants.tick (how often the run worker looks for runs whose debounce is over)")
+	flag.BoolVar(&o.keep, "keep", true, "phase 2 runs with phase 1's streams still open")
+	flag.BoolVar(&o.verbose, "v", false, "pass the server's log through")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -66,37 +69,21 @@ type bench struct {
 }
 
 func run(o options) error {
-	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "bench-widget-")
+	srv, err := startServer(o.bin, o)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	cfg := cli.DefaultConfig()
-	cfg.DB.Path = filepath.Join(dir, "bench.db")
-	cfg.Secrets.KeyFile = filepath.Join(dir, "app.key")
-	cfg.HTTP.RateLimitPerMinute = 1 << 30
-	cfg.Assistants.Debounce = o.debounce
-	cfg.Assistants.Tick = o.tick
-	cfg.Channels.Widget = cli.WidgetConfig{} // no visitor limits: one address plays every visitor
-	rt, err := cli.Build(ctx, cfg, cli.Options{Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	if err != nil {
-		return err
-	}
-	defer rt.Close()
-	nk, _, err := rt.Service.Bootstrap(ctx, "bench")
-	if err != nil {
-		return err
-	}
-	srv := httptest.NewServer(rt.Handler)
-	defer srv.Close()
-	rt.Start()
-	b := &bench{base: srv.URL, token: nk.Token,
+	defer srv.stop()
+	b := &bench{base: srv.base, token: srv.token,
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 0}}}
 	if err := b.setUp(); err != nil {
 		return err
 	}
-	rssIdle, heapIdle := measure.PeakRSS(), heap()
+	rssIdle, _ := srv.rss()
+	idle, err := srv.memStats()
+	if err != nil {
+		return err
+	}
 	p99Idle, err := b.apiP99(o.apiCalls)
 	if err != nil {
 		return err
@@ -105,33 +92,71 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	rssStreams, heapStreams := measure.PeakRSS(), heap()
+	time.Sleep(2 * time.Second) // let the server settle: the opening burst's garbage collected
+	rssStreams, peak := srv.rss()
+	open, err := srv.memStats()
+	if err != nil {
+		return err
+	}
 	p99Streams, err := b.apiP99(o.apiCalls)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("phase 1: %d visitor streams open: peak RSS %d -> %d MB, Go heap in use %d -> %d MB\n",
-		len(streams), rssIdle>>20, rssStreams>>20, heapIdle>>20, heapStreams>>20)
+	if o.profile != "" {
+		for _, kind := range []string{"heap", "goroutine"} {
+			if err := srv.profile(context.Background(), kind, filepath.Join(o.profile, kind+".pb.gz")); err != nil {
+				return err
+			}
+		}
+	}
+	per := func(a, b int64) float64 { return float64(b-a) / 1024 / float64(max(1, len(streams))) }
+	fmt.Printf("phase 1: %d visitor streams open: server RSS %d -> %d MB (peak %d MB), Go heap in use %d -> %d MB, stacks %d -> %d MB, goroutines %d -> %d\n",
+		len(streams), rssIdle>>20, rssStreams>>20, peak>>20, idle.heap>>20, open.heap>>20, idle.stacks>>20, open.stacks>>20,
+		idle.goroutines, open.goroutines)
+	fmt.Printf("phase 1: per stream: RSS %.1f KB, heap %.1f KB, stacks %.1f KB, %.1f goroutines\n", per(rssIdle, rssStreams),
+		per(idle.heap, open.heap), per(idle.stacks, open.stacks), float64(open.goroutines-idle.goroutines)/float64(max(1, len(streams))))
 	fmt.Printf("phase 1: GET /orgs/c p99 %v idle, %v with the streams open (%+.0f%%)\n",
 		p99Idle, p99Streams, 100*(float64(p99Streams)/float64(p99Idle)-1))
-	for _, s := range streams {
-		s.Close()
+	if !o.keep {
+		for _, s := range streams {
+			s.Close()
+		}
+		p99After, err := b.apiP99(o.apiCalls)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("phase 1: GET /orgs/c p99 %v after the streams closed\n", p99After)
+	}
+	var stopCPU func() error = func() error { return nil }
+	if o.profile != "" {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- srv.profile(ctx, fmt.Sprintf("profile?seconds=%d", o.seconds+1), filepath.Join(o.profile, "cpu.pb.gz"))
+		}()
+		stopCPU = func() error { err := <-done; cancel(); return err }
 	}
 	lat, err := b.firstTokens(o)
 	if err != nil {
 		return err
 	}
+	if err := stopCPU(); err != nil {
+		return err
+	}
 	slices.Sort(lat)
-	fmt.Printf("phase 2: %d visitor messages at %d/s: POST to first token minus debounce (%v): p50 %v, p99 %v, max %v\n",
-		len(lat), o.rate, o.debounce, pct(lat, 50), pct(lat, 99), lat[len(lat)-1])
+	fmt.Printf("phase 2: %d visitor messages at %d/s (%d other streams open): POST to first token minus debounce (%v): p50 %v, p90 %v, p99 %v, max %v\n",
+		len(lat), o.rate, openCount(o, streams), o.debounce, pct(lat, 50), pct(lat, 90), pct(lat, 99), lat[len(lat)-1])
+	for _, s := range streams {
+		s.Close()
+	}
 	return nil
 }
 
-func heap() int64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return int64(m.HeapInuse)
+func openCount(o options, streams []*stream) int {
+	if o.keep {
+		return len(streams)
+	}
+	return 0
 }
 
 func pct(d []time.Duration, p int) time.Duration { return d[min(len(d)-1, len(d)*p/100)] }

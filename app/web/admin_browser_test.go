@@ -57,6 +57,7 @@ func value(t *testing.T, ctx context.Context, sel string) string {
 // shown beside the field), which works against the JSON API, rotates it (the old token
 // fails, the new works) and deletes it (it fails).
 func TestBrowserAdminMembersAndKeys(t *testing.T) {
+	t.Parallel()
 	e := newLiveEnv(t)
 	ctx := browserOwner(t, e)
 	base := e.Server.URL
@@ -133,6 +134,7 @@ func TestBrowserAdminMembersAndKeys(t *testing.T) {
 // the delivery from its page sends it again (the receiver sees it twice), and the test
 // button sends a ping.
 func TestBrowserAdminWebhookReplay(t *testing.T) {
+	t.Parallel()
 	e := newLiveEnv(t)
 	rcv := apitest.NewReceiver(t)
 	ctx := browserOwner(t, e)
@@ -181,6 +183,7 @@ func TestBrowserAdminWebhookReplay(t *testing.T) {
 // segment made on the page; the contacts appear; a broadcast to that segment is composed and
 // its recipients listed with their flags; usage and the sub-organization switcher render.
 func TestBrowserAdminImportAndBroadcast(t *testing.T) {
+	t.Parallel()
 	e := newLiveEnv(t)
 	sub := e.SubOrg(e.AdminKey, "c", "Lisbon branch")
 	ctx := browserOwner(t, e)

@@ -239,7 +239,7 @@ func TestBrowserShowsTheLiveConnectionDropAndReturn(t *testing.T) {
 	for _, tab := range []context.Context{ctx, second} {
 		until(t, tab, "live", `document.querySelector("#live").dataset.state === "up"`)
 	}
-	browsertest.Screenshot(t, second, "inbox-list-360", 360) // the list alone, as a phone shows it
+	step(t, second, "the list alone, as a phone shows it", chromedp.EmulateViewport(360, 800))
 	if w := eval[int](t, second, "document.documentElement.scrollWidth"); w > 360 {
 		t.Fatalf("the list at 360 px is %d px wide", w)
 	}

@@ -161,7 +161,6 @@ func TestWidgetInABrowser(t *testing.T) {
 	frameText(t, ctx, ".msg.user", "What are your opening hours?")
 	frameText(t, ctx, ".msg.assistant", strings.TrimSpace(answer)[:20])
 	frameText(t, ctx, ".msg.admin", "A human here")
-	browsertest.Screenshot(t, ctx, "widget-after-reload", 1280)
 
 	// An identified visitor with a bad hash is refused.
 	do(t, ctx, "bad identity", chromedp.Navigate(shop.URL+"/bad"))

@@ -2,9 +2,11 @@ package browsertest
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -48,6 +50,11 @@ func Options(path, profile string) []chromedp.ExecAllocatorOption {
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints"),
 		chromedp.Flag("no-proxy-server", true),
+		// Parallel tests each have a window; none of them is in the background, so none
+		// has its timers throttled or its rendering paused.
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-backgrounding-occluded-windows", true),
+		chromedp.Flag("disable-renderer-backgrounding", true),
 		// A microphone that plays a tone, allowed without a prompt (the widget's voice button).
 		chromedp.Flag("use-fake-device-for-media-stream", true),
 		chromedp.Flag("use-fake-ui-for-media-stream", true),
@@ -55,33 +62,102 @@ func Options(path, profile string) []chromedp.ExecAllocatorOption {
 	}
 }
 
-// New starts a headless browser for t and returns the context of its first tab. The browser
-// is closed when t ends; the whole test is bounded by Timeout.
-func New(t testing.TB) context.Context {
-	t.Helper()
-	path := Path()
-	if path == "" {
-		if os.Getenv("BROWSERTEST_SKIP") == "1" {
-			t.Skip("no Chromium and BROWSERTEST_SKIP=1")
-		}
-		t.Fatal("no Chromium found: install Debian's chromium (bash .ci/run does) or set $CHROMIUM")
-	}
-	ctx, cancelTimeout := context.WithTimeout(context.Background(), Timeout)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, Options(path, t.TempDir())...)
-	tab, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithErrorf(t.Logf))
-	t.Cleanup(func() {
-		cancelTab()
-		cancelAlloc()
-		cancelTimeout()
-	})
-	if err := chromedp.Do(tab); err != nil {
-		t.Fatalf("start %s: %v", path, err)
-	}
-	return tab
+// shared is the one browser of a test binary: starting Chromium costs about a second of
+// CPU, so the tests share it, each in a browser context of its own (cookies, storage and
+// cache apart, as two browsers would keep them).
+var shared struct {
+	mu      sync.Mutex
+	inMain  bool
+	started bool
+	ctx     context.Context // the browser's first tab; its cancel stops the browser
+	stop    context.CancelFunc
+	profile string
+	err     error
 }
 
-// NewTab opens another tab in the browser of ctx (a second tab of the same visitor or
-// member, sharing cookies and storage).
+var errNoChromium = errors.New("no Chromium found: install Debian's chromium (bash .ci/run does) or set $CHROMIUM")
+
+// Main runs a package's tests and then stops the browser they shared. A package whose tests
+// call New has `func TestMain(m *testing.M) { os.Exit(browsertest.Main(m)) }`.
+func Main(m *testing.M) int {
+	shared.mu.Lock()
+	shared.inMain = true
+	shared.mu.Unlock()
+	code := m.Run()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.stop != nil {
+		shared.stop()
+	}
+	if shared.profile != "" {
+		_ = os.RemoveAll(shared.profile)
+	}
+	return code
+}
+
+// browser starts the shared browser on first use and answers its context.
+func browser() (context.Context, error) {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if !shared.inMain {
+		return nil, errors.New("browsertest: the package's TestMain must call browsertest.Main, which stops the shared browser")
+	}
+	if shared.started {
+		return shared.ctx, shared.err
+	}
+	shared.started = true
+	path := Path()
+	if path == "" {
+		shared.err = errNoChromium
+		return nil, shared.err
+	}
+	profile, err := os.MkdirTemp("", "browsertest-")
+	if err != nil {
+		shared.err = err
+		return nil, err
+	}
+	shared.profile = profile
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), Options(path, profile)...)
+	ctx, cancelCtx := chromedp.NewContext(allocCtx)
+	shared.ctx = ctx
+	shared.stop = func() { cancelCtx(); cancelAlloc() }
+	// The browser lives as long as ctx, so its start is bounded by a timer, not by a
+	// deadline on ctx.
+	timer := time.AfterFunc(Timeout, cancelCtx)
+	err = chromedp.Do(ctx)
+	timer.Stop()
+	if err != nil {
+		shared.err = errors.Join(errors.New("start "+path), err)
+	}
+	return shared.ctx, shared.err
+}
+
+// New answers the context of a fresh tab for t in a browser context of its own: what one
+// test's pages store is never seen by another's. The tab is closed and its browser context
+// disposed of when t ends; the whole test is bounded by Timeout.
+func New(t testing.TB) context.Context {
+	t.Helper()
+	parent, err := browser()
+	if errors.Is(err, errNoChromium) && os.Getenv("BROWSERTEST_SKIP") == "1" {
+		t.Skip("no Chromium and BROWSERTEST_SKIP=1")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, cancelTab := chromedp.NewContext(parent, chromedp.WithNewBrowserContext())
+	ctx, cancelTimeout := context.WithTimeout(tab, Timeout)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelTab()
+	})
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("new browser context: %v", err)
+	}
+	return ctx
+}
+
+// NewTab opens another tab in the browser context of ctx (a second tab of the same visitor
+// or member, sharing cookies and storage).
 func NewTab(t testing.TB, ctx context.Context) context.Context {
 	t.Helper()
 	tab, cancel := chromedp.NewContext(ctx)

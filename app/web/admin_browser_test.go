@@ -34,13 +34,21 @@ func apiStatus(t *testing.T, e *apitest.Env, token string) int {
 // a label a screen reader can say.
 func shot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
+	labelled(t, ctx, name)
+	browsertest.Screenshot(t, ctx, name, 1280)
+}
+
+// labelled checks that every control of the page has a label a screen reader can say, for a
+// state of a page whose picture the run already has (a screenshot costs the browser a
+// full-page render and a PNG).
+func labelled(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
 	unlabelled := eval[[]string](t, ctx, `[...document.querySelectorAll("input:not([type=hidden]), select, textarea, button")]
 		.filter(el => !(el.labels && el.labels.length) && !el.getAttribute("aria-label") && !el.textContent.trim())
 		.map(el => el.outerHTML.slice(0, 100))`)
 	if len(unlabelled) > 0 {
 		t.Fatalf("%s: controls without a label: %v", name, unlabelled)
 	}
-	browsertest.Screenshot(t, ctx, name, 1280)
 }
 
 func value(t *testing.T, ctx context.Context, sel string) string {
@@ -57,6 +65,7 @@ func value(t *testing.T, ctx context.Context, sel string) string {
 // shown beside the field), which works against the JSON API, rotates it (the old token
 // fails, the new works) and deletes it (it fails).
 func TestBrowserAdminMembersAndKeys(t *testing.T) {
+	t.Parallel()
 	e := newLiveEnv(t)
 	ctx := browserOwner(t, e)
 	base := e.Server.URL
@@ -68,7 +77,7 @@ func TestBrowserAdminMembersAndKeys(t *testing.T) {
 	if v := value(t, ctx, "#inv-email"); v != "gus@example.com" {
 		t.Fatalf("the email typed is lost after the error: %q", v)
 	}
-	shot(t, ctx, "settings-members-field-errors")
+	labelled(t, ctx, "settings-members-field-errors")
 	step(t, ctx, "invite", chromedp.SetValue(css("#inv-name"), "Gus Newhire"), chromedp.Click(css("#invite-submit")), chromedp.WaitVisible(css("#new-link")))
 	link := value(t, ctx, "#new-link")
 	link = base + link[strings.Index(link, "/app/setup?token="):] // the link is on http.public_url, which the test server is not
@@ -83,7 +92,7 @@ func TestBrowserAdminMembersAndKeys(t *testing.T) {
 	if eval[bool](t, gus, `!!document.querySelector("#invite-form, #role-new, form[action$='/delete']")`) {
 		t.Fatal("a member without members:write is offered the members forms")
 	}
-	shot(t, gus, "settings-members-readonly")
+	labelled(t, gus, "settings-members-readonly")
 	step(t, gus, "webhooks, read-only", chromedp.Navigate(base+"/app/webhooks"), chromedp.WaitVisible(css("#readonly-note")))
 	if eval[bool](t, gus, `!!document.querySelector("#hook-form")`) {
 		t.Fatal("a member without webhooks:write is offered the webhook form")
@@ -133,6 +142,7 @@ func TestBrowserAdminMembersAndKeys(t *testing.T) {
 // the delivery from its page sends it again (the receiver sees it twice), and the test
 // button sends a ping.
 func TestBrowserAdminWebhookReplay(t *testing.T) {
+	t.Parallel()
 	e := newLiveEnv(t)
 	rcv := apitest.NewReceiver(t)
 	ctx := browserOwner(t, e)
@@ -181,6 +191,7 @@ func TestBrowserAdminWebhookReplay(t *testing.T) {
 // segment made on the page; the contacts appear; a broadcast to that segment is composed and
 // its recipients listed with their flags; usage and the sub-organization switcher render.
 func TestBrowserAdminImportAndBroadcast(t *testing.T) {
+	t.Parallel()
 	e := newLiveEnv(t)
 	sub := e.SubOrg(e.AdminKey, "c", "Lisbon branch")
 	ctx := browserOwner(t, e)
@@ -209,7 +220,7 @@ func TestBrowserAdminImportAndBroadcast(t *testing.T) {
 	if len(before) != 0 {
 		t.Fatalf("the dry run wrote %d contacts", len(before))
 	}
-	shot(t, ctx, "settings-contacts-dry-run")
+	labelled(t, ctx, "settings-contacts-dry-run")
 	step(t, ctx, "import", chromedp.Click(css("#import-run")), chromedp.WaitVisible(css("#imported")))
 	step(t, ctx, "the list", chromedp.Click(css("#import-reload")), chromedp.WaitVisible(css("#contacts")))
 	if !eval[bool](t, ctx, `[...document.querySelectorAll("#contacts tr")].some(r => r.textContent.includes("Ida Import") && r.textContent.includes("Newsletter"))`) {
@@ -227,7 +238,7 @@ func TestBrowserAdminImportAndBroadcast(t *testing.T) {
 	step(t, ctx, "broadcasts page", chromedp.Navigate(base+"/app/broadcasts"), chromedp.WaitVisible(css("#broadcast-form")))
 	step(t, ctx, "compose", chromedp.SetValue(css("#bc-name"), "Spring news"), chromedp.SetValue(css("#bc-integration"), "custom"),
 		chromedp.SetValue(css("#bc-text"), "Hello from the shop"), chromedp.Click(css(fmt.Sprintf(`input[value=%q]`, segs[0].ID))))
-	shot(t, ctx, "settings-broadcasts")
+	labelled(t, ctx, "settings-broadcasts")
 	step(t, ctx, "send", chromedp.Click(css("#broadcast-submit")), chromedp.WaitVisible(css("#recipients")))
 	if rows := eval[int](t, ctx, `document.querySelectorAll("#recipients tbody tr").length`); rows != 2 {
 		t.Fatalf("%d recipients, want 2", rows)

@@ -16,6 +16,7 @@ import (
 // The inbox's JavaScript and CSS, as the browser downloads them (gzipped), weigh under
 // 150 KB; each is served under a content-hashed name, cached for a year.
 func TestInboxPageWeight(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	b := signedIn(t, e, e.Owner)
 	page := b.get("/app/").expect(t, 200)
@@ -52,6 +53,7 @@ func TestInboxPageWeight(t *testing.T) {
 // Every page carries the strict CSP and holds no inline script, style or handler, so the
 // policy never has to allow them; nothing is loaded from another origin.
 func TestPagesHaveStrictCSPAndNoInlineCode(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	c := conversation(t, e, "Gil Page")
 	contactSays(t, e, c.ID, "hi")
@@ -92,6 +94,7 @@ func TestPagesHaveStrictCSPAndNoInlineCode(t *testing.T) {
 // The vendored htmx is the pinned release: its bytes after the header line are npm's
 // htmx.org@2.0.11 dist/htmx.min.js, and its license sits beside it.
 func TestVendoredHtmxIsPinned(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("static/htmx.min.js")
 	if err != nil {
 		t.Fatal(err)

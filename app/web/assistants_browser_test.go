@@ -53,7 +53,6 @@ func TestBrowserAssistantSettingsAssistantKnowledgeWidget(t *testing.T) {
 	if !eval[bool](t, ctx, `document.querySelector("#a-timezone").nextElementSibling.dataset.field === "config.timezone"`) {
 		t.Fatal("the error is not beside its field")
 	}
-	browsertest.Screenshot(t, ctx, "settings-assistant-field-errors", 1280)
 	step(t, ctx, "fix and save", chromedp.SetValue(chromedp.CSS("#a-timezone"), "Europe/Lisbon"),
 		chromedp.Click(chromedp.CSS("#config-tools-human")), chromedp.Click(chromedp.CSS("#save-assistant")), chromedp.WaitVisible(chromedp.CSS("#saved")))
 	var a app.Assistant
@@ -163,7 +162,6 @@ func TestBrowserAssistantSettingsReadOnly(t *testing.T) {
 			t.Fatalf("%s: a read-only member is offered %d forms or buttons", p, n)
 		}
 	}
-	browsertest.Screenshot(t, ctx, "settings-channels-readonly", 1280)
 	status := eval[int](t, ctx, fmt.Sprintf(`fetch("/app/assistants/%s", {method: "POST", headers: {"X-CSRF-Token": document.body.dataset.csrf,
 		"Content-Type": "application/x-www-form-urlencoded"}, body: "name=Forged&config.model=auto:auto"}).then(r => r.status)`, asst))
 	if status != 403 {

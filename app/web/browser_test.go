@@ -89,6 +89,7 @@ func chatState(t *testing.T, e *apitest.Env, id string) app.Chat {
 // assistant's answer stream in, takes over, replies, hands back to the AI and resolves; a
 // request without the CSRF token is refused. Screenshots of the inbox at desktop and 360 px.
 func TestBrowserWorksAConversation(t *testing.T) {
+	t.Parallel()
 	e := newLiveEnv(t)
 	c := assistantChat(t, e)
 	token, owner, err := e.Runtime.SignIn.OwnerSetupLink(context.Background(), e.Org.ID)
@@ -182,6 +183,7 @@ func TestBrowserWorksAConversation(t *testing.T) {
 // A member whose role lacks inbox:write sees the conversation but no reply box and no
 // actions, and a reply forged with a valid CSRF token is refused by the server.
 func TestBrowserReadOnlyMemberCannotReply(t *testing.T) {
+	t.Parallel()
 	e := newLiveEnv(t)
 	c := conversation(t, e, "Bob Read")
 	contactSays(t, e, c.ID, "Is anyone there?")
@@ -228,6 +230,7 @@ func browserOwner(t *testing.T, e *apitest.Env) context.Context {
 // When the live connection drops the page says so; when it returns, the page says so and
 // catches up with what changed meanwhile. A second tab sees the same changes live.
 func TestBrowserShowsTheLiveConnectionDropAndReturn(t *testing.T) {
+	t.Parallel()
 	e := newLiveEnv(t)
 	c := conversation(t, e, "Hal Offline")
 	ctx := browserOwner(t, e)
@@ -236,7 +239,7 @@ func TestBrowserShowsTheLiveConnectionDropAndReturn(t *testing.T) {
 	for _, tab := range []context.Context{ctx, second} {
 		until(t, tab, "live", `document.querySelector("#live").dataset.state === "up"`)
 	}
-	browsertest.Screenshot(t, second, "inbox-list-360", 360) // the list alone, as a phone shows it
+	step(t, second, "the list alone, as a phone shows it", chromedp.EmulateViewport(360, 800))
 	if w := eval[int](t, second, "document.documentElement.scrollWidth"); w > 360 {
 		t.Fatalf("the list at 360 px is %d px wide", w)
 	}

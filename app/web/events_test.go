@@ -14,6 +14,7 @@ import (
 // A tab's live stream carries the organization's changes, and ends within a heartbeat once
 // its session is gone (here: signed out everywhere from another tab).
 func TestLiveStreamCarriesChangesAndEndsWithTheSession(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t, func(c *cli.Config) { c.Events.StreamHeartbeat = 200 * time.Millisecond })
 	c := conversation(t, e, "Max Stream")
 	b := signedIn(t, e, e.Owner)

@@ -10,6 +10,7 @@ import (
 // The list's views and filters are the API's inbox filters; the waiting view holds the chats
 // AI off, unassigned and open, and its count is what the tab's title shows.
 func TestListViewsAndFilters(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	waiting := conversation(t, e, "Ivy Waiting")
 	e.Do("PATCH", "/orgs/c/chats/"+waiting.ID, e.AdminKey, map[string]any{"ai_enabled": false}).Expect(200)

@@ -31,6 +31,7 @@ func longChat(t *testing.T, e *apitest.Env, n int) app.Chat {
 // A conversation of 2,000 messages opens with its newest 50 only; each older page loads on
 // demand, the oldest with nothing above it.
 func TestLongConversationLoadsByPages(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	c := longChat(t, e, 2000)
 	b := signedIn(t, e, e.Owner)
@@ -55,6 +56,7 @@ func TestLongConversationLoadsByPages(t *testing.T) {
 // In the browser, scrolling to the top of a long conversation loads the page above and
 // keeps the reader's place.
 func TestBrowserLongConversationScrollsUp(t *testing.T) {
+	t.Parallel()
 	e := newLiveEnv(t)
 	c := longChat(t, e, 200)
 	token, _, err := e.Runtime.SignIn.OwnerSetupLink(context.Background(), e.Org.ID)

@@ -12,6 +12,7 @@ import (
 // A private note shows in the conversation among the messages of its time (members only:
 // the contact's channel never gets it), and in the contact pane.
 func TestPrivateNotesInTheTimeline(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	c := conversation(t, e, "Nia Notes")
 	contactSays(t, e, c.ID, "first question")

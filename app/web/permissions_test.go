@@ -13,6 +13,7 @@ import (
 // allow answers 403 (and the page does not offer it), whatever the browser sends.
 
 func TestPermissionInboxRead(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	c := conversation(t, e, "Cy Nobody")
 	b := signedIn(t, e, roleMember(t, e, "contacts:read"))
@@ -26,6 +27,7 @@ func TestPermissionInboxRead(t *testing.T) {
 }
 
 func TestPermissionInboxWrite(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	c := conversation(t, e, "Dee Reader")
 	contactSays(t, e, c.ID, "hello?")
@@ -53,6 +55,7 @@ func TestPermissionInboxWrite(t *testing.T) {
 }
 
 func TestPermissionContacts(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	c := conversation(t, e, "Eve Hidden")
 	b := signedIn(t, e, roleMember(t, e, "inbox:write"))
@@ -70,6 +73,7 @@ func TestPermissionContacts(t *testing.T) {
 }
 
 func TestPermissionMembers(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	none := signedIn(t, e, roleMember(t, e, "inbox:read"))
 	none.get("/app/members").expect(t, http.StatusForbidden)
@@ -95,6 +99,7 @@ func TestPermissionMembers(t *testing.T) {
 // An admin invites a member: the one-time link is shown once and lets them in; a role the
 // admin's own permissions do not cover cannot be granted (the API's rule, not a copy).
 func TestInviteLink(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	admin := signedIn(t, e, e.Owner)
 	admin.get("/app/members").expect(t, 200)

@@ -15,6 +15,7 @@ import (
 // The owner's set-up link sets a password once, signs in with an HttpOnly, SameSite=Lax
 // cookie, and then email and password sign in again after a sign-out.
 func TestSetupLinkSignOutAndBackIn(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	token, owner, err := e.Runtime.SignIn.OwnerSetupLink(context.Background(), e.Org.ID)
 	if err != nil {
@@ -71,6 +72,7 @@ func TestSetupLinkSignOutAndBackIn(t *testing.T) {
 
 // A set-up link lives an hour: a second before, it works; at the hour, it does not.
 func TestSetupLinkExpiresAfterAnHour(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	token, _, err := e.Runtime.SignIn.OwnerSetupLink(context.Background(), e.Org.ID)
 	if err != nil {
@@ -86,6 +88,7 @@ func TestSetupLinkExpiresAfterAnHour(t *testing.T) {
 
 // The JSON API never accepts the web app's cookie: it stays bearer-only.
 func TestAPIRefusesTheSessionCookie(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	b := signedIn(t, e, e.Owner)
 	for _, path := range []string{"/orgs/c", "/orgs/c/inbox", "/orgs/c/members"} {
@@ -102,6 +105,7 @@ func TestAPIRefusesTheSessionCookie(t *testing.T) {
 
 // Every unsafe request needs the session's CSRF token and this server's Origin.
 func TestUnsafeRequestsNeedCSRFTokenAndOrigin(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	c := conversation(t, e, "Ada Lovelace")
 	b := signedIn(t, e, e.Owner)
@@ -124,6 +128,7 @@ func TestUnsafeRequestsNeedCSRFTokenAndOrigin(t *testing.T) {
 // Sign-in is throttled per account (5 at once, then one a minute) and per IP (30 at once,
 // then one every 3 s); a refused attempt says when to try again and costs nothing.
 func TestSignInThrottledPerAccountAndPerIP(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	b := signedIn(t, e, e.Owner)
 	email := e.Owner.Email
@@ -155,6 +160,7 @@ func TestSignInThrottledPerAccountAndPerIP(t *testing.T) {
 
 // A password change, a deleted member and a sign-out everywhere end sessions.
 func TestSessionsEndOnPasswordChangeDeletionAndSignOutEverywhere(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	m := e.Member(e.AdminKey, e.Org.ID, "Grace Hopper", "MEMBER")
 	one, two := signedIn(t, e, m), newTab(t, e)
@@ -182,6 +188,7 @@ func TestSessionsEndOnPasswordChangeDeletionAndSignOutEverywhere(t *testing.T) {
 
 // A session lasts 30 days: a second before, the page opens; at 30 days, sign in again.
 func TestSessionExpiresAfterThirtyDays(t *testing.T) {
+	t.Parallel()
 	e := apitest.New(t)
 	b := signedIn(t, e, e.Owner)
 	e.Clock.Advance(signin.SessionLife - time.Second)

@@ -18,6 +18,7 @@ import (
 // recording is sent as a WebM file, transcribed by a local OpenAI-compatible audio server,
 // answered from knowledge, and the spoken answer plays in the widget.
 func TestWidgetVoiceInABrowser(t *testing.T) {
+	t.Parallel()
 	ogg, err := os.ReadFile("../../voice/testdata/voice.ogg")
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,9 @@
 package app
 
-import "math"
+import (
+	"math"
+	"regexp"
+)
 
 // maxTokens bounds every usage counter: far above any real count, far below the floats
 // (1e308) that would overflow sums and costs.
@@ -28,6 +31,7 @@ func validateTurns(p Problems, turns []Turn) {
 			if part.Type == "audio" && (part.Audio == nil || part.Audio.ID == "") {
 				p.Add(pt+".audio", "an audio part names its file: {id} of a file of this chat")
 			}
+			validateTemplatePart(p, pt, part)
 			if part.File != nil {
 				p.Add(pt+".file", "is set by the server only, on the files a contact sends through the widget")
 			}
@@ -60,7 +64,10 @@ func validateCounters(p Problems, field string, c UsageCounter) {
 // and the file of each audio part (of this chat), whose stored description replaces the one
 // given, so a part cannot point at another file or URL. Another organization's broadcast or
 // file is not found (404), like any of its objects.
-func checkMessageRefs(tx Tx, orgID, chatID string, broadcastID *string, turns []Turn) error {
+func checkMessageRefs(tx Tx, orgID, chatID, role string, broadcastID *string, turns []Turn) error {
+	if err := checkTemplates(tx, orgID, chatID, role, turns); err != nil {
+		return err
+	}
 	if broadcastID != nil {
 		if _, err := tx.GetBroadcastContent(orgID, *broadcastID); err != nil {
 			return err
@@ -78,6 +85,67 @@ func checkMessageRefs(tx Tx, orgID, chatID string, broadcastID *string, turns []
 			}
 			a := f.Audio
 			part.Audio = &a
+		}
+	}
+	return nil
+}
+
+// TemplatePart is an approved WhatsApp message template: its name, language code and the
+// components that fill its parameters, sent as Meta's template object.
+type TemplatePart struct {
+	Name       string `json:"name"`
+	Language   string `json:"language"`
+	Components []any  `json:"components,omitempty"`
+}
+
+// validateTemplatePart checks a template part's shape; where it may be sent is checkTemplates'.
+func validateTemplatePart(p Problems, at string, part Part) {
+	if part.Type != "template" {
+		if part.Template != nil {
+			p.Add(at+".template", "is only for parts of type template")
+		}
+		return
+	}
+	t := part.Template
+	if t == nil {
+		p.Add(at+".template", "a template part names an approved template: {name, language, components}")
+		return
+	}
+	if !templateName.MatchString(t.Name) {
+		p.Add(at+".template.name", "must be a template name: 1 to 512 lowercase letters, digits and underscores")
+	}
+	if !templateLanguage.MatchString(t.Language) {
+		p.Add(at+".template.language", "must be a language code such as en or en_US")
+	}
+	if len(t.Components) > 10 {
+		p.Add(at+".template.components", "must hold at most 10 components")
+	}
+}
+
+var (
+	templateName     = regexp.MustCompile(`^[a-z0-9_]{1,512}$`)
+	templateLanguage = regexp.MustCompile(`^[a-z]{2,3}(_[A-Za-z]{2,4})?$`)
+)
+
+// checkTemplates allows template parts only on a member's message (role admin) in a WhatsApp
+// chat: nothing else can send one.
+func checkTemplates(tx Tx, orgID, chatID, role string, turns []Turn) error {
+	for i, t := range turns {
+		for j, part := range t.Parts {
+			if part.Type != "template" {
+				continue
+			}
+			at := "messages[" + itoa(i) + "].parts[" + itoa(j) + "]"
+			if role != "admin" {
+				return Invalid(at, "a template is sent only by a member (role admin)")
+			}
+			c, err := tx.GetChatRow(orgID, chatID)
+			if err != nil {
+				return err
+			}
+			if c.State == nil || c.State.IntegrationID != "whatsapp" {
+				return Invalid(at, "a template is sent only in a WhatsApp chat")
+			}
 		}
 	}
 	return nil

@@ -16,10 +16,10 @@ type ChannelsConfig struct {
 	Delivery DeliveryConfig `mapstructure:"delivery"`
 	Widget   WidgetConfig   `mapstructure:"widget"`
 	// Per channel type: sends a second at most (the provider's own limit; 0: none).
-	Internal ChannelLimit `mapstructure:"internal"`
-	Email    ChannelLimit `mapstructure:"email"`
-	Telegram ChannelLimit `mapstructure:"telegram"`
-	WhatsApp ChannelLimit `mapstructure:"whatsapp"`
+	Internal ChannelLimit   `mapstructure:"internal"`
+	Email    ChannelLimit   `mapstructure:"email"`
+	Telegram ChannelLimit   `mapstructure:"telegram"`
+	WhatsApp WhatsAppConfig `mapstructure:"whatsapp"`
 }
 
 // ChannelLimit is one channel type's send rate.
@@ -91,10 +91,12 @@ func (c ChannelsConfig) widgetLimits() api.WidgetLimits {
 		StreamsPerIntegration: w.StreamsPerIntegration}
 }
 
-// connectors are the set-up checks of the integration types that need one. None yet: the
-// widget and custom need no check, and email, Telegram and WhatsApp are saved FAILED ("not
-// available on this server yet") until their connectors land.
-func connectors() map[string]app.Connector { return map[string]app.Connector{} }
+// connectors are the set-up checks of the integration types that need one: the widget and
+// custom need none; a type without one (email, until its connector lands) is saved FAILED
+// ("not available on this server yet").
+func connectors(cfg Config) map[string]app.Connector {
+	return map[string]app.Connector{"whatsapp": whatsappConnector(cfg)}
+}
 
 // wireDelivery makes the worker that sends replies, with a sender per channel type.
 func (rt *Runtime) wireDelivery(cfg Config, _ Options) error {
@@ -102,7 +104,7 @@ func (rt *Runtime) wireDelivery(cfg Config, _ Options) error {
 	rt.Delivery = &delivery.Worker{Queue: delivery.Store{Service: rt.Service}, Clock: rt.Service.Clock, Workers: c.Delivery.Workers,
 		PerOrg: c.Delivery.MaxInFlightPerOrg, Tick: c.Delivery.Tick, Timeout: c.Delivery.Timeout,
 		Schedule: c.Delivery.RetrySchedule, Log: rt.Log,
-		Senders: map[string]channel.Sender{app.IntegrationInternal: widget.Sender{}},
+		Senders: map[string]channel.Sender{app.IntegrationInternal: widget.Sender{}, "whatsapp": rt.whatsappSender(cfg)},
 		Rates: map[string]float64{app.IntegrationInternal: c.Internal.RatePerSecond, app.IntegrationEmail: c.Email.RatePerSecond,
 			"telegram": c.Telegram.RatePerSecond, "whatsapp": c.WhatsApp.RatePerSecond}}
 	return nil

@@ -33,7 +33,7 @@ func (rt *Runtime) deps(cfg Config, opt Options) (app.Deps, error) {
 		Recorder: rt.Metrics, LiveTexts: rt.Hub, StreamRetention: cfg.Events.StreamRetention,
 		KnowledgeMaxPages: cfg.Knowledge.MaxPages, InboxCacheChats: cfg.DB.InboxCacheChats, Runner: &rt.runs,
 		OAuth: oauthProviders(cfg), OAuthClient: oauth.New(), DNS: net.DefaultResolver, Resolver: opt.Resolver,
-		Connectors: connectors()}
+		Connectors: connectors(cfg)}
 	wc := cfg.Webhooks
 	d.Webhooks = app.WebhookPolicy{RetrySchedule: wc.RetrySchedule, DisableAfter: wc.DisableAfter,
 		Timeout: wc.Timeout, Retention: wc.Retention, AllowPrivateTargets: wc.AllowPrivateTargets}

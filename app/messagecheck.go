@@ -100,25 +100,28 @@ type TemplatePart struct {
 
 // validateTemplatePart checks a template part's shape; where it may be sent is checkTemplates'.
 func validateTemplatePart(p Problems, at string, part Part) {
-	if part.Type != "template" {
-		if part.Template != nil {
-			p.Add(at+".template", "is only for parts of type template")
-		}
-		return
+	switch {
+	case part.Type != "template" && part.Template != nil:
+		p.Add(at+".template", "is only for parts of type template")
+	case part.Type == "template":
+		validateTemplate(p, at+".template", part.Template)
 	}
-	t := part.Template
+}
+
+// validateTemplate checks a template: {name, language, components}.
+func validateTemplate(p Problems, field string, t *TemplatePart) {
 	if t == nil {
-		p.Add(at+".template", "a template part names an approved template: {name, language, components}")
+		p.Add(field, "names an approved template: {name, language, components}")
 		return
 	}
 	if !templateName.MatchString(t.Name) {
-		p.Add(at+".template.name", "must be a template name: 1 to 512 lowercase letters, digits and underscores")
+		p.Add(field+".name", "must be a template name: 1 to 512 lowercase letters, digits and underscores")
 	}
 	if !templateLanguage.MatchString(t.Language) {
-		p.Add(at+".template.language", "must be a language code such as en or en_US")
+		p.Add(field+".language", "must be a language code such as en or en_US")
 	}
 	if len(t.Components) > 10 {
-		p.Add(at+".template.components", "must hold at most 10 components")
+		p.Add(field+".components", "must hold at most 10 components")
 	}
 }
 

@@ -138,22 +138,28 @@ func checkVisitor(d Deployment, in VisitorStart) error {
 
 // visitorChannel finds the identified user's channel, or makes a contact and channel.
 func (s *Service) visitorChannel(tx Tx, orgID string, in VisitorStart, now Time) (Channel, error) {
-	if in.UserID != "" {
-		ch, err := tx.ChannelOfUser(orgID, IntegrationInternal, in.UserID)
+	return s.profileChannel(tx, orgID, ChannelProfile{Type: IntegrationInternal, UserID: in.UserID, Name: in.Name,
+		Email: in.Email, Agent: clip(in.Agent, 512), IP: in.IP, Language: clip(in.Language, 35)}, "Visitor", now)
+}
+
+// profileChannel finds the organization's channel of prof's type and user_id, or makes a
+// contact (named after prof, else unnamed) with that channel: the rule of every channel
+// whose contacts are known by the provider's id (a verified widget user, a Telegram user).
+func (s *Service) profileChannel(tx Tx, orgID string, prof ChannelProfile, unnamed string, now Time) (Channel, error) {
+	if prof.UserID != "" {
+		ch, err := tx.ChannelOfUser(orgID, prof.Type, prof.UserID)
 		if err == nil || !IsNotFound(err) {
 			return ch, err
 		}
 	}
-	name := strings.TrimSpace(in.Name)
+	name := strings.TrimSpace(prof.Name)
 	if name == "" {
-		name = "Visitor"
+		name = unnamed
 	}
 	c := Contact{ID: NewID("ct"), OrgID: orgID, Name: name, CreatedAt: now, UpdatedAt: now}
 	if err := tx.CreateContact(c); err != nil {
 		return Channel{}, err
 	}
-	prof := ChannelProfile{Type: IntegrationInternal, UserID: in.UserID, Name: in.Name, Email: in.Email,
-		Agent: clip(in.Agent, 512), IP: in.IP, Language: clip(in.Language, 35)}
 	ch := newChannel(orgID, c.ID, ChannelInput{ChannelProfile: prof}, now)
 	if err := tx.CreateChannel(orgID, ch); err != nil {
 		return Channel{}, err
@@ -230,7 +236,7 @@ func (s *Service) VisitorMessage(ctx context.Context, v Visitor, text string) (M
 	var m Message
 	var stopped []string
 	err := s.Store.Write(ctx, func(tx Tx) error {
-		chatID, err := s.visitorChatID(tx, v)
+		chatID, err := s.deploymentChatID(tx, v.Session.ChannelID, v.Deployment, v.Session.ID)
 		if err != nil {
 			return err
 		}
@@ -253,9 +259,11 @@ func visitorText(text string) error {
 	return nil
 }
 
-// visitorChatID is the visitor's newest chat on the widget, started when there is none.
-func (s *Service) visitorChatID(tx Tx, v Visitor) (string, error) {
-	ids, err := tx.DeploymentChats(v.Session.OrgID, v.Session.ChannelID, v.Deployment.ID, 1)
+// deploymentChatID is the newest chat of a contact channel on an integration, started when
+// there is none (with the widget session that started it, if any). A resolved chat is
+// joined too: the contact's next message reopens it, or answers its rating question.
+func (s *Service) deploymentChatID(tx Tx, channelID string, d Deployment, sessionID string) (string, error) {
+	ids, err := tx.DeploymentChats(d.OrgID, channelID, d.ID, 1)
 	if err != nil || len(ids) > 0 {
 		if len(ids) > 0 {
 			return ids[0], nil
@@ -263,18 +271,19 @@ func (s *Service) visitorChatID(tx Tx, v Visitor) (string, error) {
 		return "", err
 	}
 	now := s.now()
-	chat := Chat{ID: NewID("chat"), OrgID: v.Session.OrgID, Model: AutoModel, Visibility: "PRIVATE", Status: "COMPLETED",
+	chat := Chat{ID: NewID("chat"), OrgID: d.OrgID, Model: AutoModel, Visibility: "PRIVATE", Status: "COMPLETED",
 		CreatedAt: now, UpdatedAt: now, Tools: []Tool{}}
-	in := ChatInput{ContactChannelID: v.Session.ChannelID, AssistantID: v.Deployment.AssistantID,
-		AssistantIntegrationID: v.Deployment.ID}
+	in := ChatInput{ContactChannelID: channelID, AssistantID: d.AssistantID, AssistantIntegrationID: d.ID}
 	if err := s.attachConversation(tx, &chat, in); err != nil {
 		return "", err
 	}
 	if err := tx.CreateChat(chat, ChatMember{}); err != nil {
 		return "", err
 	}
-	if err := tx.SetChatSession(chat.ID, v.Session.ChannelID, v.Session.ID); err != nil {
-		return "", err
+	if sessionID != "" {
+		if err := tx.SetChatSession(chat.ID, channelID, sessionID); err != nil {
+			return "", err
+		}
 	}
 	created, err := tx.GetChat(chat.OrgID, chat.ID)
 	if err != nil {
@@ -316,7 +325,7 @@ func (s *Service) VisitorFile(ctx context.Context, v Visitor, name, mimetype str
 	var m Message
 	var stopped []string
 	err := s.Store.Write(ctx, func(tx Tx) error {
-		chatID, err := s.visitorChatID(tx, v)
+		chatID, err := s.deploymentChatID(tx, v.Session.ChannelID, v.Deployment, v.Session.ID)
 		if err != nil {
 			return err
 		}

@@ -28,12 +28,14 @@ func (rt *Runtime) deps(cfg Config, opt Options) (app.Deps, error) {
 	}
 	rt.DB.SetSealer(box)
 	rt.wireOps(clock)
+	rt.channels = newChannels(cfg)
+	rt.channels.add("whatsapp", whatsappChannel(cfg, rt.DB, clock))
 	rt.Hub = stream.New(rt.DB, stream.Options{Buffer: cfg.Events.StreamBuffer, Log: rt.Log})
 	d := app.Deps{Store: rt.DB, Clock: clock, Log: rt.Log, Tokens: box.Signer(), Links: api.NewLinks(cfg.HTTP.PublicURL),
 		Recorder: rt.Metrics, LiveTexts: rt.Hub, StreamRetention: cfg.Events.StreamRetention,
 		KnowledgeMaxPages: cfg.Knowledge.MaxPages, InboxCacheChats: cfg.DB.InboxCacheChats, Runner: &rt.runs,
 		OAuth: oauthProviders(cfg), OAuthClient: oauth.New(), DNS: net.DefaultResolver, Resolver: opt.Resolver,
-		Connectors: connectors(cfg)}
+		Connectors: rt.channels.connectors}
 	wc := cfg.Webhooks
 	d.Webhooks = app.WebhookPolicy{RetrySchedule: wc.RetrySchedule, DisableAfter: wc.DisableAfter,
 		Timeout: wc.Timeout, Retention: wc.Retention, AllowPrivateTargets: wc.AllowPrivateTargets}

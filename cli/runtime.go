@@ -18,6 +18,7 @@ import (
 	"wsapi/app/api"
 	"wsapi/app/assist"
 	"wsapi/app/budget"
+	"wsapi/app/channel/inbound"
 	"wsapi/app/delivery"
 	"wsapi/app/janitor"
 	"wsapi/app/knowledge"
@@ -46,6 +47,7 @@ type Runtime struct {
 	Hub        *stream.Hub
 	Runner     *assist.Runner
 	Delivery   *delivery.Worker
+	Inbound    *inbound.Worker
 	Metrics    *api.Metrics
 	// Streams is the budget of open event streams every streaming route acquires from
 	// (events.max_streams and the caps per key, member and IP).
@@ -56,10 +58,11 @@ type Runtime struct {
 
 	ready atomic.Bool // /readyz: started and not draining
 
-	mailer  *mail.Mailer
-	runs    runAborter // the service's way to Runner
-	stop    context.CancelFunc
-	stopped chan struct{}
+	mailer   *mail.Mailer
+	channels channelSet
+	runs     runAborter // the service's way to Runner
+	stop     context.CancelFunc
+	stopped  chan struct{}
 }
 
 // Options are what a caller may inject: a clock (tests move time) and a logger.
@@ -131,6 +134,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		PublicURL:          cfg.HTTP.PublicURL,
 		AccessLog:          opt.AccessLog,
 		Widget:             cfg.Channels.widgetLimits(),
+		Hooks:              &inbound.Receiver{Service: rt.Service, Inbound: rt.channels.inbound},
 	}, log)
 	if rt.Web, err = web.New(web.Config{Service: rt.Service, SignIn: rt.SignIn, Hub: rt.Hub, PublicURL: cfg.HTTP.PublicURL,
 		TLS: cfg.HTTP.TLS.CertFile != "" || len(cfg.HTTP.TLS.ACMEDomains) > 0, Heartbeat: cfg.Events.StreamHeartbeat, Log: log, AccessLog: opt.AccessLog,
@@ -182,6 +186,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 		{Name: "assistant auto resolve", Run: rt.Service.AutoResolveChats},
 		{Name: "assistant follow-ups", Run: rt.Service.SendFollowUps},
 		{Name: "expired web sessions and links", Run: rt.SignIn.PurgeExpired},
+		{Name: "channel update ids", Run: rt.Inbound.Purge},
 	}}
 	return nil
 }
@@ -195,12 +200,13 @@ func (rt *Runtime) NudgeWorkers() {
 	rt.Knowledge.Nudge()
 	rt.Runner.Nudge()
 	rt.Delivery.Nudge()
+	rt.Inbound.Nudge()
 }
 
 // WaitIdle waits until the webhook, e-mail, knowledge and run workers have nothing due,
 // claimed or under way (claim.Loop.WaitIdle), for tests that assert that nothing happens.
 func (rt *Runtime) WaitIdle(ctx context.Context) error {
-	for _, w := range []interface{ WaitIdle(context.Context) error }{rt.Dispatcher, rt.Sender, rt.Knowledge, rt.Runner} {
+	for _, w := range []interface{ WaitIdle(context.Context) error }{rt.Dispatcher, rt.Sender, rt.Knowledge, rt.Runner, rt.Inbound} {
 		if err := w.WaitIdle(ctx); err != nil {
 			return err
 		}
@@ -217,7 +223,7 @@ func (rt *Runtime) nudgeFor(w sqlite.Work) {
 		nudge func()
 	}{{sqlite.WorkDeliveries, rt.Dispatcher.Nudge}, {sqlite.WorkRecipients, rt.Sender.Nudge},
 		{sqlite.WorkKnowledge, rt.Knowledge.Nudge}, {sqlite.WorkRuns, rt.Runner.Nudge},
-		{sqlite.WorkMessages, rt.Delivery.Nudge}} {
+		{sqlite.WorkMessages, rt.Delivery.Nudge}, {sqlite.WorkInbound, rt.Inbound.Nudge}} {
 		if w&k.kind != 0 {
 			k.nudge()
 		}
@@ -263,8 +269,9 @@ func (rt *Runtime) Start() {
 	rt.stop = cancel
 	rt.stopped = make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(7)
+	wg.Add(8)
 	go func() { defer wg.Done(); rt.Delivery.Run(ctx) }()
+	go func() { defer wg.Done(); rt.Inbound.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Hub.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Knowledge.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Runner.Run(ctx) }()

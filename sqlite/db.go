@@ -70,6 +70,7 @@ const (
 	WorkKnowledge                   // contents to process: the knowledge processor
 	WorkRuns                        // assistant runs: the run worker
 	WorkMessages                    // messages to deliver to contacts: the delivery worker
+	WorkInbound                     // providers' updates to take in: the inbound worker
 )
 
 // OnWorkQueued sets the hook run after each commit that queued background work.

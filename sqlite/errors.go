@@ -89,6 +89,8 @@ var internalUnique = map[string]bool{
 	"member_passwords.member_id":    true,
 	"message_deliveries.message_id": true,
 	"widget_sessions.token_hash":    true,
+	// Written with ON CONFLICT DO NOTHING (a provider's update sent again).
+	"channel_seen.asi_id, channel_seen.external_id": true,
 }
 
 // uniqueConflict is the 409 of a UNIQUE violation, naming the field when a client's input

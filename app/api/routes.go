@@ -52,6 +52,12 @@ func object(rt *route) *route {
 	return rt
 }
 
+// bounded bounds a route's body to n bytes.
+func bounded(rt *route, n int64) *route {
+	rt.limit = n
+	return rt
+}
+
 // showsSecret marks a route whose answer holds a secret shown once; current tells whether
 // the secret of a stored answer still is the object's.
 func showsSecret(rt *route, current secretCheck) *route {
@@ -94,6 +100,8 @@ func (s *Server) routes() []*route {
 		public(post, "/widget/{asi}/api/messages", s.visitorSend),
 		public(post, "/widget/{asi}/api/files", s.visitorFile),
 		public(get, "/widget/{asi}/api/stream", s.visitorStream),
+		// Messaging-app providers' updates (hooks.go): checked by the connector, queued, 200.
+		bounded(public(post, "/hooks/{type}/{asi}", s.hook), hookBodyBytes),
 
 		r(get, "/orgs/{org}", rd("org"), s.getOrg),
 		object(r(patch, "/orgs/{org}", wr("org"), s.patchOrg)),

@@ -47,6 +47,8 @@ type Config struct {
 	AccessLog *slog.Logger
 	// Widget bounds the web widget's public routes (channels.widget.*).
 	Widget WidgetLimits
+	// Hooks takes the messaging-app providers' updates (/hooks/{type}/{asi}); nil: 404.
+	Hooks Hooks
 }
 
 // Pinger tells whether the database answers.

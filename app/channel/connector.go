@@ -2,8 +2,10 @@ package channel
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
+	"time"
 
 	"wsapi/app"
 )
@@ -22,25 +24,54 @@ type Sent struct {
 	ExternalID string
 }
 
-// Inbound parses what a provider POSTs to /hooks/{type}/{asi}: the contacts' messages and
-// the delivery statuses of earlier replies. It checks the request's signature itself.
+// Inbound reads what a messaging app's provider POSTs to /hooks/{type}/{asi}
+// (app/channel/inbound). The two halves run at different times:
+//
+//   - CheckRequest runs in the hook, before anything is stored: it proves the request is the
+//     provider's (Telegram's secret token header, WhatsApp's signature over the raw body),
+//     comparing in constant time. An error refuses the request (403) and nothing is kept.
+//   - Parse runs later, in the inbound worker, on the raw body the hook stored: the contacts'
+//     messages (with the media to fetch) and the delivery statuses of earlier replies. An
+//     error drops the body as one that can never be read (it is logged).
 type Inbound interface {
-	Parse(ctx context.Context, d app.Deployment, r *http.Request) ([]Incoming, error)
+	CheckRequest(d app.Deployment, header http.Header, body []byte) error
+	Parse(ctx context.Context, d app.Deployment, body []byte) ([]Incoming, error)
 }
 
-// Incoming is one thing a provider reported.
+// Incoming is one thing a provider reported: a contact's message, or (Status set) the
+// delivery status of an earlier reply.
 type Incoming struct {
-	// A contact's message: who wrote, what, and media to fetch.
-	From   app.ChannelProfile
-	Text   string
-	Media  []string
-	ExtID  string
-	Status string // set instead for a delivery status of ExtID (DELIVERED, READ, FAILED)
+	// ExtID is the provider's id of what it reported (a Telegram update_id, a WhatsApp
+	// message id): a message whose ExtID was taken in before is dropped as a duplicate. For a
+	// status, it is the id the provider gave the sent reply (its delivery's external_id).
+	ExtID string
+	// A contact's message: who wrote (Type is filled by the pipeline), its text, the media to
+	// fetch with the connector's MediaFetcher.
+	From  app.ChannelProfile
+	Text  string
+	Media []Media
+	// Status is set instead for a delivery status of ExtID: app.DeliverySent,
+	// app.DeliveryDelivered, app.DeliveryRead or app.DeliveryFailed (with Error).
+	Status string
+	Error  string
 }
 
-// MediaFetcher downloads a file a contact sent, by the provider's reference.
+// Media is a file a contact sent, by the provider's reference, with the name and type the
+// update gave (either may be empty; Fetch may answer better ones).
+type Media struct {
+	Ref, Name, Mimetype string
+}
+
+// MediaFetcher downloads a file a contact sent, by the provider's reference. The pipeline
+// bounds what it reads of body and closes it.
 type MediaFetcher interface {
 	Fetch(ctx context.Context, d app.Deployment, ref string) (name, mimetype string, body io.ReadCloser, err error)
+}
+
+// Typer shows the contact that an answer is being written (Telegram's "typing..."), called
+// every few seconds while the assistant's run works (app/channel/typing).
+type Typer interface {
+	Typing(ctx context.Context, d app.Deployment, chat app.Chat) error
 }
 
 // Permanent marks a send error that no retry can fix (a bot blocked by the user, a number
@@ -49,3 +80,22 @@ type Permanent struct{ Err error }
 
 func (p Permanent) Error() string { return p.Err.Error() }
 func (p Permanent) Unwrap() error { return p.Err }
+
+// RetryAfter marks a send error whose provider said when to try again (Telegram's 429 with
+// parameters.retry_after): the delivery worker waits that long, using no attempt.
+type RetryAfter struct {
+	Err   error
+	After time.Duration
+}
+
+func (r RetryAfter) Error() string { return r.Err.Error() }
+func (r RetryAfter) Unwrap() error { return r.Err }
+
+// AsRetryAfter answers the wait an error asks for, if it is a RetryAfter.
+func AsRetryAfter(err error) (time.Duration, bool) {
+	var ra RetryAfter
+	if errors.As(err, &ra) && ra.After > 0 {
+		return ra.After, true
+	}
+	return 0, false
+}

@@ -137,6 +137,9 @@ func (w *Worker) send(ctx context.Context, j app.DeliveryJob) app.DeliveryOutcom
 		app.LogFailure(w.Log, "delivery: send", err, "message", j.MessageID)
 		return app.DeliveryOutcome{Err: errInternal}
 	}
+	if wait, ok := channel.AsRetryAfter(err); ok { // the provider's own wait (a 429): no attempt used
+		return app.DeliveryOutcome{Wait: wait}
+	}
 	if err != nil {
 		var perm channel.Permanent
 		return app.DeliveryOutcome{Err: err, Permanent: errors.As(err, &perm)}

@@ -1,0 +1,15 @@
+// Package inbound takes in what messaging-app providers (Telegram, WhatsApp, and the next
+// ones) POST to the public route /hooks/{type}/{asi}, for any channel whose connector
+// implements channel.Inbound.
+//
+// The hook is thin and answers the provider fast (Receiver): it finds the integration (an
+// unknown, deleted or other-type one is 404, never a hint), lets the connector check the
+// request (secret or signature, constant time) before anything is stored, then stores the raw
+// body in a queue (the channel_updates table) and answers 200. The Worker, on the shared claim
+// loop (app/claim), takes the queued bodies fairly across organizations: the connector parses
+// each into contacts' messages and delivery statuses; a message already taken in (the
+// provider's id, channel_seen) is dropped; media are downloaded into chat files through the
+// connector's channel.MediaFetcher; then the domain's rule "a channel contact wrote"
+// (app.Service.ChannelMessage) finds or makes the contact, joins or opens the chat and starts
+// the assistant's run. A status moves the delivery of the reply the provider names.
+package inbound

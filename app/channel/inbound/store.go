@@ -1,0 +1,46 @@
+package inbound
+
+import (
+	"fmt"
+
+	"wsapi/app"
+)
+
+// Update is one body a provider POSTed, queued for the worker.
+type Update struct {
+	ID            string
+	OrgID         string
+	DeploymentID  string
+	IntegrationID string
+	Body          []byte
+	Attempts      int
+	NextAttemptAt app.Time
+	CreatedAt     app.Time
+}
+
+// Tx is what the pipeline needs of a store transaction beside app.Tx; the SQLite store's
+// transactions have it (sqlite/channelinbound.go).
+type Tx interface {
+	QueueUpdate(u Update) error
+	// ClaimUpdates leases the due updates room picks (fair across organizations).
+	ClaimUpdates(now, leaseUntil app.Time, room app.ClaimRoom) ([]Update, error)
+	AnyUpdateQueued(now app.Time) (bool, error)
+	RetryUpdate(id string, attempts int, next app.Time) error
+	DropUpdate(id string) error
+	// MarkSeen records a provider's id for an integration; false when it was already.
+	MarkSeen(deploymentID, externalID string, now app.Time) (bool, error)
+	Seen(deploymentID, externalID string) (bool, error)
+	PurgeSeen(before app.Time) (int, error)
+	// MessageByExternalID finds the organization's message whose delivery carries a
+	// provider's id.
+	MessageByExternalID(orgID, externalID string) (chatID, messageID string, err error)
+}
+
+// txOf is tx as the pipeline's Tx: a store without these methods cannot run channels.
+func txOf(tx app.Tx) (Tx, error) {
+	itx, ok := tx.(Tx)
+	if !ok {
+		return nil, fmt.Errorf("inbound: the store (%T) keeps no channel updates", tx)
+	}
+	return itx, nil
+}

@@ -1,0 +1,178 @@
+package inbound
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"wsapi/app"
+	"wsapi/app/channel"
+	"wsapi/app/claim"
+)
+
+// DefaultSchedule is the wait before each retry of an update that could not be taken in (a
+// media download or the database failed): 5 attempts over about 20 minutes, then it is
+// dropped (and logged).
+var DefaultSchedule = []time.Duration{5 * time.Second, 30 * time.Second, 2 * time.Minute, 15 * time.Minute}
+
+// SeenRetention is how long a provider's id is remembered against duplicates: providers
+// retry an unanswered update for a day at most.
+const SeenRetention = 72 * time.Hour
+
+// Worker takes queued updates in, Workers at a time.
+type Worker struct {
+	Service *app.Service
+	Inbound map[string]channel.Inbound // by integration type; a MediaFetcher too when it has media
+	Workers int
+	PerOrg  int // in flight per organization (0: app.OrgShare's default)
+	Tick    time.Duration
+	// Timeout bounds the work of one update (media downloads included); the lease is twice
+	// that plus 5 s.
+	Timeout  time.Duration
+	Schedule []time.Duration // nil: DefaultSchedule
+	// MaxMedia bounds one downloaded file (0: 20 MiB, the Bot API's own download limit).
+	MaxMedia int64
+	Log      *slog.Logger
+
+	loop claim.Loop
+}
+
+// Nudge asks for a claim now (an update was queued).
+func (w *Worker) Nudge() { w.loop.Nudge() }
+
+// WaitIdle waits until nothing is due, claimed or under way (tests).
+func (w *Worker) WaitIdle(ctx context.Context) error { return w.loop.WaitIdle(ctx) }
+
+// Run takes updates in until ctx ends, then waits for those under way (each bounded by
+// Timeout); an update cut short is left to its lease.
+func (w *Worker) Run(ctx context.Context) {
+	w.defaults()
+	slots := max(1, w.Workers)
+	perOrg := app.OrgShare(w.PerOrg, slots)
+	w.loop.Slots, w.loop.Tick, w.loop.Log = slots, w.Tick, w.Log
+	w.loop.Run(ctx, func(ctx context.Context, r claim.Round) []claim.Piece {
+		room := app.ClaimRoom{Limit: r.Free, PerOrg: perOrg, Org: r.Org, Queue: r.Queue, LookFirst: r.Idle}
+		ups, err := w.claim(ctx, room)
+		if claim.Failed(ctx, w.Log, "inbound: claim", err) {
+			return nil
+		}
+		return claim.Each(ups, func(u Update) claim.Piece {
+			return claim.Piece{Org: u.OrgID, Queue: u.DeploymentID, Run: func() { w.take(ctx, u) }}
+		})
+	})
+}
+
+func (w *Worker) defaults() {
+	if w.Schedule == nil {
+		w.Schedule = DefaultSchedule
+	}
+	if w.Timeout <= 0 {
+		w.Timeout = time.Minute
+	}
+	if w.Tick <= 0 {
+		w.Tick = time.Second
+	}
+	if w.MaxMedia <= 0 {
+		w.MaxMedia = 20 << 20
+	}
+	if w.Log == nil {
+		w.Log = slog.Default()
+	}
+}
+
+func (w *Worker) now() app.Time { return app.At(w.Service.Clock.Now()) }
+
+// claim leases the updates due now that room picks; an idle loop looks on a reader first.
+func (w *Worker) claim(ctx context.Context, room app.ClaimRoom) (ups []Update, err error) {
+	now := w.now()
+	if room.LookFirst {
+		due := false
+		err := w.Service.Store.Read(ctx, func(tx app.Tx) error {
+			itx, err := txOf(tx)
+			if err == nil {
+				due, err = itx.AnyUpdateQueued(now)
+			}
+			return err
+		})
+		if err != nil || !due {
+			return nil, err
+		}
+	}
+	err = w.Service.Store.Write(ctx, func(tx app.Tx) error {
+		itx, err := txOf(tx)
+		if err == nil {
+			ups, err = itx.ClaimUpdates(now, app.At(now.Add(2*w.Timeout+5*time.Second)), room)
+		}
+		return err
+	})
+	return ups, err
+}
+
+// take processes one update and records the outcome: gone when done (or never readable),
+// due again after the schedule's wait when it failed. A panic fails the attempt only.
+func (w *Worker) take(ctx context.Context, u Update) {
+	err := app.Safely(func() error {
+		tctx, cancel := context.WithTimeout(ctx, w.Timeout)
+		defer cancel()
+		return w.process(tctx, u)
+	})
+	if ctx.Err() != nil {
+		return // shutting down: the lease brings it back
+	}
+	var unreadable errUnreadable
+	attempts := u.Attempts + 1
+	done := err == nil || errors.As(err, &unreadable) || attempts > len(w.Schedule)
+	if err != nil {
+		app.LogFailure(w.Log, "inbound: update", err, "org", u.OrgID, "integration", u.DeploymentID,
+			"update", u.ID, "attempt", attempts, "dropped", done)
+	}
+	werr := w.Service.Store.Write(context.WithoutCancel(ctx), func(tx app.Tx) error {
+		itx, err := txOf(tx)
+		if err != nil {
+			return err
+		}
+		if done {
+			return itx.DropUpdate(u.ID)
+		}
+		return itx.RetryUpdate(u.ID, attempts, app.At(w.Service.Clock.Now().Add(w.Schedule[attempts-1])))
+	})
+	if werr != nil {
+		w.Log.Error("inbound: record", "update", u.ID, "err", werr)
+	}
+}
+
+// errUnreadable is an update no retry can take in: its integration went, or its body does
+// not parse.
+type errUnreadable struct{ error }
+
+// process parses an update and takes in each thing it reports, in order.
+func (w *Worker) process(ctx context.Context, u Update) error {
+	var d app.Deployment
+	err := w.Service.Store.Read(ctx, func(tx app.Tx) (err error) {
+		d, err = tx.GetDeployment(u.OrgID, "", u.DeploymentID)
+		return err
+	})
+	in := w.Inbound[u.IntegrationID]
+	if app.IsNotFound(err) || in == nil {
+		return errUnreadable{errors.New("inbound: the integration is gone")}
+	}
+	if err != nil {
+		return err
+	}
+	items, err := in.Parse(ctx, d, u.Body)
+	if err != nil {
+		return errUnreadable{err}
+	}
+	for _, it := range items {
+		if it.Status != "" {
+			err = w.status(ctx, d, it)
+		} else {
+			err = w.message(ctx, d, in, it)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+package sqlite
+
+import (
+	"wsapi/app"
+	"wsapi/app/channel/inbound"
+)
+
+var _ inbound.Tx = (*Tx)(nil)
+
+// QueueUpdate stores a provider's update for the inbound worker.
+func (t *Tx) QueueUpdate(u inbound.Update) error {
+	t.queue(WorkInbound, true)
+	_, err := t.exec(`INSERT INTO channel_updates (id, org_id, asi_id, integration_id, body, attempts, next_attempt_at,
+		created_at) VALUES (?,?,?,?,?,?,?,?)`, u.ID, u.OrgID, u.DeploymentID, u.IntegrationID, u.Body, u.Attempts,
+		u.NextAttemptAt, u.CreatedAt)
+	return err
+}
+
+// ClaimUpdates takes each organization's oldest due updates, picks among them round-robin
+// across organizations and integrations (app.ClaimRoom), and leases the picked ones.
+func (t *Tx) ClaimUpdates(now, leaseUntil app.Time, room app.ClaimRoom) ([]inbound.Update, error) {
+	ids, err := t.pickDue(room, `SELECT u.id, u.org_id, u.asi_id FROM orgs o
+		JOIN channel_updates u ON u.id IN (
+			SELECT x.id FROM channel_updates x INDEXED BY channel_updates_claim
+			WHERE x.org_id = o.id AND x.next_attempt_at <= ?1 AND (x.lease_until IS NULL OR x.lease_until <= ?1)
+			ORDER BY x.next_attempt_at, x.id LIMIT ?2)
+		ORDER BY u.next_attempt_at, u.id`, now, room.Limit)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	list := jsonText(ids)
+	if _, err := t.exec(`UPDATE channel_updates SET lease_until = ? WHERE id IN (SELECT value FROM json_each(?))`,
+		leaseUntil, list); err != nil {
+		return nil, err
+	}
+	return queryAll(t, func(r rowScanner) (u inbound.Update, err error) {
+		return u, r.Scan(&u.ID, &u.OrgID, &u.DeploymentID, &u.IntegrationID, &u.Body, &u.Attempts, &u.NextAttemptAt, &u.CreatedAt)
+	}, `SELECT id, org_id, asi_id, integration_id, body, attempts, next_attempt_at, created_at
+		FROM channel_updates WHERE id IN (SELECT value FROM json_each(?)) ORDER BY next_attempt_at, id`, list)
+}
+
+// AnyUpdateQueued tells whether a claim could find an update, on a reader.
+func (t *Tx) AnyUpdateQueued(now app.Time) (bool, error) {
+	var due bool
+	err := t.row(`SELECT EXISTS (SELECT 1 FROM channel_updates INDEXED BY channel_updates_due
+		WHERE next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1))`, now).Scan(&due)
+	return due, mapErr(err)
+}
+
+// RetryUpdate sets the attempts made and the next one's time, and releases the lease.
+func (t *Tx) RetryUpdate(id string, attempts int, next app.Time) error {
+	_, err := t.exec(`UPDATE channel_updates SET attempts = ?, next_attempt_at = ?, lease_until = NULL WHERE id = ?`,
+		attempts, next, id)
+	return err
+}
+
+// DropUpdate takes an update out of the queue (processed, or failed for good).
+func (t *Tx) DropUpdate(id string) error {
+	_, err := t.exec(`DELETE FROM channel_updates WHERE id = ?`, id)
+	return err
+}
+
+// MarkSeen records a provider's id of something an integration took in; false when it was
+// recorded before (the provider sent it again).
+func (t *Tx) MarkSeen(deploymentID, externalID string, now app.Time) (bool, error) {
+	res, err := t.exec(`INSERT INTO channel_seen (asi_id, external_id, created_at) VALUES (?,?,?)
+		ON CONFLICT (asi_id, external_id) DO NOTHING`, deploymentID, externalID, now)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, mapErr(err)
+}
+
+// Seen tells whether a provider's id was recorded for an integration.
+func (t *Tx) Seen(deploymentID, externalID string) (bool, error) {
+	var seen bool
+	err := t.row(`SELECT EXISTS (SELECT 1 FROM channel_seen WHERE asi_id = ? AND external_id = ?)`,
+		deploymentID, externalID).Scan(&seen)
+	return seen, mapErr(err)
+}
+
+// PurgeSeen forgets the ids recorded before a time (channel_seen_by_age).
+func (t *Tx) PurgeSeen(before app.Time) (int, error) {
+	res, err := t.exec(`DELETE FROM channel_seen WHERE created_at < ?`, before)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), mapErr(err)
+}
+
+// MessageByExternalID answers the chat and id of the organization's message whose delivery
+// carries a provider's id (chat_messages_by_external_id).
+func (t *Tx) MessageByExternalID(orgID, externalID string) (chatID, messageID string, err error) {
+	err = t.row(`SELECT chat_id, id FROM chat_messages WHERE org_id = ? AND delivery IS NOT NULL
+		AND json_extract(delivery, '$.external_id') = ? LIMIT 1`, orgID, externalID).Scan(&chatID, &messageID)
+	return chatID, messageID, one(err, "message")
+}

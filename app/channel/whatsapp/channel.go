@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 
 	"wsapi/app"
 	"wsapi/app/channel"
@@ -25,7 +26,11 @@ var (
 	_ channel.Inbound      = Channel{}
 	_ channel.MediaFetcher = Channel{}
 	_ channel.Sender       = Channel{}
+	_ channel.Challenger   = Channel{}
 )
+
+// Challenge answers Meta's subscription check with the integration's verify_token.
+func (c Channel) Challenge(d app.Deployment, q url.Values) (string, bool) { return Challenge(d, q) }
 
 // Verify reads the integration's phone number with its access token.
 func (c Channel) Verify(ctx context.Context, d app.Deployment) error {

@@ -47,9 +47,22 @@ func New(t testing.TB, phoneNumberID, token string) *Server {
 	mux.HandleFunc("POST /{id}/messages", s.authorized(s.postMessage))
 	mux.HandleFunc("POST /{id}/media", s.authorized(s.postMedia))
 	mux.HandleFunc("GET /download/{id}", s.authorized(s.download))
-	s.Server = httptest.NewServer(mux)
+	s.Server = httptest.NewServer(versioned(mux))
 	t.Cleanup(s.Close)
 	return s
+}
+
+// versioned serves the Graph API under any version prefix (/v21.0/...), as Meta does, and
+// without one.
+func versioned(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rest, ok := strings.CutPrefix(r.URL.Path, "/v"); ok {
+			if i := strings.IndexByte(rest, '/'); i > 0 && strings.Trim(rest[:i], "0123456789.") == "" {
+				r.URL.Path = rest[i:]
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Graph writes Meta's error object.

@@ -143,4 +143,3 @@ func partsText(m map[string]any) string {
 	}
 	return b.String()
 }
-

@@ -11,13 +11,15 @@ import (
 const MaxAllowedOrigins = 50
 
 // deploymentShapes lists, per integration type, the config and secret keys it takes (a key
-// not listed is refused, naming it) and the secrets it requires.
+// not listed is refused, naming it), the secrets it requires, and the secrets the server
+// makes (never input; POST .../rotate makes them anew): the widget's identity key, the
+// secret_token Telegram sends back with each update.
 var deploymentShapes = map[string]struct {
-	config, secrets, required []string
+	config, secrets, required, made []string
 }{
-	IntegrationInternal: {config: []string{"allowed_origins", "require_identity"}},
+	IntegrationInternal: {config: []string{"allowed_origins", "require_identity"}, made: []string{widgetSecretKey}},
 	IntegrationEmail:    {config: []string{"identity_id", "inbound", "imap"}, secrets: []string{"imap_password"}},
-	"telegram":          {secrets: []string{"bot_token"}, required: []string{"bot_token"}},
+	"telegram":          {secrets: []string{"bot_token"}, required: []string{"bot_token"}, made: []string{"webhook_secret"}},
 	"whatsapp": {config: []string{"phone_number_id", "waba_id", "verify_token"},
 		secrets: []string{"access_token", "app_secret"}, required: []string{"access_token", "app_secret"}},
 	IntegrationCustom: {},

@@ -76,9 +76,17 @@ type DeploymentPatch struct {
 
 // Connector is the part of a channel's connector the domain calls when an integration is
 // saved: it checks the set-up (a bot token's getMe, an IMAP login) and answers a failure as
-// the integration's error. cli wires one per integration type (app/channel).
+// the integration's error. cli wires one per integration type (app/channel). Verify may put
+// into d.Secrets the secrets its type makes (deploymentShapes' made: Telegram's webhook
+// secret_token, made anew when absent); they are sealed with the others.
 type Connector interface {
 	Verify(ctx context.Context, d Deployment) error
+}
+
+// Remover is a Connector that undoes its set-up when the integration is deleted (Telegram's
+// deleteWebhook). It runs after the delete committed; a failure is logged only.
+type Remover interface {
+	Remove(ctx context.Context, d Deployment) error
 }
 
 // CreateDeployment deploys an assistant on a channel. The widget gets its secret_key
@@ -199,34 +207,47 @@ func (s *Service) ListDeployments(ctx context.Context, orgID, assistantID string
 }
 
 // UpdateDeployment changes name, enabled, config or secrets; a config or secret change runs
-// the set-up check again. Turning enabled off leaves the chats in the inbox and stops the
-// assistant answering them (mayRun).
+// the set-up check again, outside the write (a provider's answer may take seconds): the
+// write then refuses a change made meanwhile (409). Turning enabled off leaves the chats in
+// the inbox and stops the assistant answering them (mayRun).
 func (s *Service) UpdateDeployment(ctx context.Context, orgID, assistantID, id string, in DeploymentPatch) (d Deployment, err error) {
 	p := Problems{}
 	name, named := validateNameField(p, "name", in.Name, false, 255)
 	if err := p.Err(); err != nil {
 		return d, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
-		if d, err = tx.GetDeployment(orgID, assistantID, id); err != nil {
+	if d, err = readOne(ctx, s.Store, func(tx Tx) (Deployment, error) { return tx.GetDeployment(orgID, assistantID, id) }); err != nil {
+		return d, err
+	}
+	read := d.UpdatedAt
+	if err := patchDeployment(&d, in); err != nil {
+		return d, err
+	}
+	if named {
+		d.Name = strings.TrimSpace(name)
+	}
+	if in.Config != nil || in.Secrets != nil {
+		s.verifyDeployment(ctx, &d)
+	}
+	d.SecretKeys, d.UpdatedAt = secretKeys(d.Secrets), s.now()
+	return s.shown(d), s.saveDeployment(ctx, d, read)
+}
+
+// saveDeployment writes d unless it changed since it was read (at read).
+func (s *Service) saveDeployment(ctx context.Context, d Deployment, read Time) error {
+	return s.Store.Write(ctx, func(tx Tx) error {
+		now, err := tx.GetDeployment(d.OrgID, d.AssistantID, d.ID)
+		if err != nil {
 			return err
 		}
-		if err := patchDeployment(&d, in); err != nil {
-			return err
-		}
-		if named {
-			d.Name = strings.TrimSpace(name)
+		if !now.UpdatedAt.Equal(read.Time) {
+			return &Error{Code: CodeConflict, Message: "the integration changed meanwhile; read it again and retry"}
 		}
 		if err := checkDeploymentRefs(tx, d); err != nil {
 			return err
 		}
-		if in.Config != nil || in.Secrets != nil {
-			s.verifyDeployment(ctx, &d)
-		}
-		d.SecretKeys, d.UpdatedAt = secretKeys(d.Secrets), s.now()
 		return tx.UpdateDeployment(d)
 	})
-	return s.shown(d), err
 }
 
 // patchDeployment applies config, secrets and enabled, validating the result as a whole.
@@ -237,9 +258,10 @@ func patchDeployment(d *Deployment, in DeploymentPatch) error {
 		}
 		d.Config = in.Config
 	}
+	made := deploymentShapes[d.IntegrationID].made
 	for k, v := range in.Secrets {
-		if k == widgetSecretKey {
-			return Invalid("secrets", "secret_key is made by the server: rotate it with POST .../rotate")
+		if slices.Contains(made, k) {
+			return Invalid("secrets", k+" is made by the server: rotate it with POST .../rotate")
 		}
 		if v == "" {
 			delete(d.Secrets, k)
@@ -252,25 +274,35 @@ func patchDeployment(d *Deployment, in DeploymentPatch) error {
 	}
 	p := Problems{}
 	secrets := maps.Clone(d.Secrets)
-	delete(secrets, widgetSecretKey)
+	for _, k := range made {
+		delete(secrets, k)
+	}
 	validateDeployment(p, d.IntegrationID, d.Config, secrets)
 	return p.Err()
 }
 
-// RotateDeploymentKey gives a widget a new secret_key, answered this once: identities signed
-// with the old one are refused from now on.
+// RotateDeploymentKey makes the secrets the server makes anew: a widget's secret_key,
+// answered this once (identities signed with the old one are refused from now on); a
+// Telegram bot's webhook secret_token, set up again with Telegram (the old one is refused).
 func (s *Service) RotateDeploymentKey(ctx context.Context, orgID, assistantID, id string) (d Deployment, err error) {
-	err = s.Store.Write(ctx, func(tx Tx) error {
-		if d, err = tx.GetDeployment(orgID, assistantID, id); err != nil {
-			return err
-		}
-		if d.IntegrationID != IntegrationInternal {
-			return Invalid("integration_id", "only the web widget (internal) has a secret_key to rotate")
-		}
+	if d, err = readOne(ctx, s.Store, func(tx Tx) (Deployment, error) { return tx.GetDeployment(orgID, assistantID, id) }); err != nil {
+		return d, err
+	}
+	read := d.UpdatedAt
+	made := deploymentShapes[d.IntegrationID].made
+	if len(made) == 0 {
+		return d, Invalid("integration_id", "only the web widget (internal) and telegram have a server-made secret to rotate")
+	}
+	for _, k := range made {
+		delete(d.Secrets, k)
+	}
+	if d.IntegrationID == IntegrationInternal {
 		d.Secrets[widgetSecretKey] = newWidgetKey()
-		d.UpdatedAt = s.now()
-		return tx.UpdateDeployment(d)
-	})
+	} else {
+		s.verifyDeployment(ctx, &d)
+	}
+	d.SecretKeys, d.UpdatedAt = secretKeys(d.Secrets), s.now()
+	err = s.saveDeployment(ctx, d, read)
 	key := d.Secrets[widgetSecretKey]
 	d = s.shown(d)
 	d.SecretKey = key
@@ -278,9 +310,21 @@ func (s *Service) RotateDeploymentKey(ctx context.Context, orgID, assistantID, i
 }
 
 // DeleteDeployment removes an assistant integration: its inbound is refused from then on
-// (the widget answers 404); its chats stay in the inbox.
+// (the widget answers 404, Telegram's webhook is deleted); its chats stay in the inbox.
 func (s *Service) DeleteDeployment(ctx context.Context, orgID, assistantID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteDeployment(orgID, assistantID, id) })
+	var d Deployment
+	err := s.Store.Write(ctx, func(tx Tx) (err error) {
+		if d, err = tx.GetDeployment(orgID, assistantID, id); err != nil {
+			return err
+		}
+		return tx.DeleteDeployment(orgID, assistantID, id)
+	})
+	if r, ok := s.Connectors[d.IntegrationID].(Remover); ok && err == nil {
+		if rerr := r.Remove(ctx, d); rerr != nil {
+			s.Log.Warn("channels: undoing an integration's set-up failed", "org", orgID, "integration", id, "err", rerr)
+		}
+	}
+	return err
 }
 
 // WidgetKeyCurrent tells whether key is still the widget's secret_key (constant time).

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"errors"
+	"net/http"
 	"time"
 
 	"wsapi/app"
 	"wsapi/app/api"
 	"wsapi/app/channel"
 	"wsapi/app/channel/inbound"
+	"wsapi/app/channel/telegram"
 	"wsapi/app/channel/widget"
 	"wsapi/app/delivery"
 )
@@ -145,10 +147,12 @@ func (c channelSet) add(typ string, conn any) {
 // newChannels makes the connectors. The widget and custom need no set-up check; a type with
 // no connector here (email until its own lands) is saved FAILED, "not available on this
 // server yet", and GET /metadata does not offer it.
-func newChannels(_ Config) channelSet {
+func newChannels(cfg Config, store app.Store) channelSet {
 	c := channelSet{connectors: map[string]app.Connector{}, inbound: map[string]channel.Inbound{},
 		senders: map[string]channel.Sender{}, typers: map[string]channel.Typer{}}
 	c.add(app.IntegrationInternal, widget.Sender{})
+	c.add(telegram.Type, &telegram.Connector{PublicURL: cfg.HTTP.PublicURL, Store: store,
+		API: &telegram.Client{BaseURL: cfg.Channels.Telegram.APIURL, HTTP: &http.Client{Timeout: time.Minute}}})
 	return c
 }
 

@@ -19,6 +19,7 @@ import (
 	"wsapi/app/assist"
 	"wsapi/app/budget"
 	"wsapi/app/channel/inbound"
+	"wsapi/app/channel/typing"
 	"wsapi/app/delivery"
 	"wsapi/app/janitor"
 	"wsapi/app/knowledge"
@@ -177,7 +178,9 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	rt.DB.OnWorkQueued(rt.nudgeFor)
 	// Every commit that wrote stream events wakes the hub behind the SSE routes.
 	rt.DB.OnStreamed(rt.Hub.Committed)
-	rt.Runner.Live = rt.Hub // streamed text reaches the chat streams as it arrives
+	// Streamed text reaches the chat streams as it arrives; channels that can show the
+	// contact "typing..." while a run works (Telegram).
+	rt.Runner.Live = &typing.Live{Next: rt.Hub, Store: rt.DB, Typers: rt.channels.typers, Log: rt.Log}
 	rt.Janitor = &janitor.Janitor{Interval: time.Minute, Log: rt.Log, Tasks: []janitor.Task{
 		{Name: "webhook delivery retention", Run: rt.Service.PurgeDeliveries},
 		{Name: "temporary chats", Run: rt.Service.PurgeTemporaryChats},

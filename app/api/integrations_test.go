@@ -148,13 +148,13 @@ func TestAssistantIntegrationConfigRules(t *testing.T) {
 	e.Do("POST", asiPath(asst), e.AdminKey, map[string]any{"integration_id": "email", "name": "m",
 		"config": map[string]any{"identity_id": "id_nope", "inbound": "smtp"}}).Expect(400)
 
-	// Channels whose connector is not in this build are saved FAILED, saying so; their
-	// secrets are write-only.
+	// A channel whose set-up check fails (here the Bot API cannot be reached) is saved
+	// FAILED, saying why; its secrets are write-only, and the token never shows in the error.
 	var tg map[string]any
 	res := e.Do("POST", asiPath(asst), e.AdminKey, map[string]any{"integration_id": "telegram", "name": "bot",
 		"secrets": map[string]string{"bot_token": "123:SECRET-TOKEN"}}).Expect(201)
 	res.JSON(&tg)
-	if tg["status"] != "FAILED" || !strings.Contains(fmt.Sprint(tg["error"]), "not available on this server yet") ||
+	if tg["status"] != "FAILED" || !strings.Contains(fmt.Sprint(tg["error"]), "the bot token was refused") ||
 		strings.Contains(string(res.Body), "SECRET-TOKEN") || fmt.Sprint(tg["secret_keys"]) != "[bot_token]" {
 		t.Errorf("telegram integration: %s", res.Body)
 	}
@@ -196,7 +196,7 @@ func TestMetadataOffersOnlyConnectableChannels(t *testing.T) {
 		}
 	}
 	if !slices.Contains(got, "whatsapp") || !slices.Contains(got, "internal") || !slices.Contains(got, "custom") ||
-		slices.Contains(got, "email") || slices.Contains(got, "messenger") {
+		slices.Contains(got, "email") || slices.Contains(got, "messenger") || !slices.Contains(got, "telegram") {
 		t.Fatalf("assistant_integration_id %v", got)
 	}
 	available := map[string]bool{}
@@ -206,7 +206,7 @@ func TestMetadataOffersOnlyConnectableChannels(t *testing.T) {
 		}
 		available[o.Value] = *o.Available
 	}
-	for v, want := range map[string]bool{"internal": true, "custom": true, "whatsapp": true, "email": false,
+	for v, want := range map[string]bool{"internal": true, "custom": true, "whatsapp": true, "telegram": true, "email": false,
 		"messenger": false, "instagram": false, "sms": false, "slack": false} {
 		if available[v] != want {
 			t.Errorf("integration_id %s available %v, want %v", v, available[v], want)

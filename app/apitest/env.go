@@ -84,6 +84,9 @@ func NewLogged(t testing.TB, w io.Writer, prepare func(*cli.Runtime), configure 
 	// Tests never reach Meta: a WhatsApp integration's set-up check fails at once on a closed
 	// local port, unless the test points the channel at its whatsapptest server.
 	cfg.Channels.WhatsApp.APIURL = "http://127.0.0.1:1/v21.0"
+	// Tests never reach Telegram: a bot's set-up check fails at once on a closed local port,
+	// unless the test points the channel at its telegramtest server.
+	cfg.Channels.Telegram.APIURL = "http://127.0.0.1:1"
 	for _, f := range configure {
 		f(&cfg)
 	}

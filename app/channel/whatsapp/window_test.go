@@ -1,6 +1,7 @@
 package whatsapp_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,8 @@ import (
 // an interactive reply as its title and id; 25 hours after the contact's last message a
 // member's free-form reply fails before Meta is asked, saying why, and Meta's own 131047
 // fails the same way; an approved template goes out; templates are refused where they
-// cannot be sent; another organization's chat and integration are 404.
+// cannot be sent; a member's attachment is uploaded and sent as a document; another
+// organization's chat and integration are 404.
 func TestWhatsAppWindowTemplatesAndMedia(t *testing.T) {
 	t.Parallel()
 	w := newWA(t, apitest.NoRuns)
@@ -49,6 +51,15 @@ func TestWhatsAppWindowTemplatesAndMedia(t *testing.T) {
 	inside := w.memberSays(chatID, text("Sorry about the lamp."))
 	w.delivery(t, chatID, inside, "SENT")
 	srv.WaitSent(t, 1)
+	// A member's attachment (a file of the chat) is uploaded and sent as a document.
+	att := w.memberSays(chatID, map[string]any{"type": "audio", "audio": map[string]any{"id": got["application/pdf"]["id"]}})
+	w.delivery(t, chatID, att, "SENT")
+	doc := srv.WaitSent(t, 2)[1]
+	media, _ := doc["document"].(map[string]any)
+	up, ok := srv.Media(fmt.Sprint(media["id"]))
+	if doc["type"] != "document" || media["filename"] != "bill.pdf" || !ok || string(up.Data) != "%PDF-1.7 bill" {
+		t.Fatalf("attachment sent as %v (uploaded %v)", doc, up)
+	}
 
 	// Past 24 hours: refused before Meta is asked.
 	e.Clock.Advance(time.Minute + time.Second)
@@ -57,8 +68,8 @@ func TestWhatsAppWindowTemplatesAndMedia(t *testing.T) {
 	if msg, _ := d["error"].(string); !strings.Contains(msg, "24 hours") || !strings.Contains(msg, "template") {
 		t.Fatalf("late reply delivery %v", d)
 	}
-	if n := len(srv.Sent()); n != 1 {
-		t.Fatalf("Meta was asked %d times, want 1 (the late reply never leaves)", n)
+	if n := len(srv.Sent()); n != 2 {
+		t.Fatalf("Meta was asked %d times, want 2 (the late reply never leaves)", n)
 	}
 
 	// A template goes out at any time, with its components.
@@ -66,7 +77,7 @@ func TestWhatsAppWindowTemplatesAndMedia(t *testing.T) {
 		"components": []any{map[string]any{"type": "body", "parameters": []any{map[string]any{"type": "text", "text": "Ada"}}}}}}
 	tm := w.memberSays(chatID, tpl)
 	w.delivery(t, chatID, tm, "SENT")
-	body := srv.WaitSent(t, 2)[1]
+	body := srv.WaitSent(t, 3)[2]
 	sentTpl, _ := body["template"].(map[string]any)
 	if body["type"] != "template" || sentTpl["name"] != "lamp_follow_up" ||
 		sentTpl["language"].(map[string]any)["code"] != "en_US" || len(sentTpl["components"].([]any)) != 1 {
@@ -75,7 +86,7 @@ func TestWhatsAppWindowTemplatesAndMedia(t *testing.T) {
 
 	// Meta's own window error (its clock, not ours, closed it: the contact just wrote) fails the same way.
 	w.post(srv.Payload(&ada, []map[string]any{whatsapptest.TextMessage(ada, "hello again", time.Now())}, nil), appSecret).Expect(200)
-	e.Eventually(10*time.Second, "the contact's new message", func() bool { return len(w.messages(chatID)) == 7 })
+	e.Eventually(10*time.Second, "the contact's new message", func() bool { return len(w.messages(chatID)) == 8 })
 	srv.CloseWindow(ada.WaID)
 	refused := w.memberSays(chatID, text("Welcome back!"))
 	if d := w.delivery(t, chatID, refused, "FAILED"); !strings.Contains(d["error"].(string), "131047") {

@@ -40,7 +40,7 @@ func checkBroadcastDeployment(tx Tx, b Broadcast) error {
 
 // sendOnChannel queues the broadcast to the recipient's chat on the integration and settles
 // the recipient with that message's id; sent, delivered, read (opened) or failed come with its
-// delivery (broadcastDelivery).
+// delivery (channel.RecordDelivery).
 func (s *Service) sendOnChannel(ctx context.Context, r Recipient, b Broadcast) (err error) {
 	failure := ""
 	err = s.Store.Write(ctx, func(tx Tx) error {
@@ -91,46 +91,4 @@ func (s *Service) channelBroadcast(tx Tx, r Recipient, b Broadcast) (Message, st
 	m, _, err := s.addMessage(tx, r.OrgID, "", chatID, MessageInput{Role: "assistant", Status: "COMPLETED",
 		Messages: []Turn{{Role: "assistant", Parts: parts}}, BroadcastID: &b.ID, IsBroadcastMessage: true})
 	return m, "", err
-}
-
-// deliveryFlags are the recipient flags each delivery status sets: a read message was
-// delivered and sent too.
-var deliveryFlags = map[string][]string{DeliverySent: {"sent"}, DeliveryDelivered: {"sent", "delivered"},
-	DeliveryRead: {"sent", "delivered", "opened"}, DeliveryFailed: {"failed"}}
-
-// SetMessageDelivery records a message's new delivery, moves the flags of the broadcast
-// recipient it carries (if any), and streams message.delivery: the one way the delivery
-// worker and the channels' status reports change a delivery.
-func (s *Service) SetMessageDelivery(tx Tx, orgID, chatID string, m Message, d MessageDelivery) error {
-	if err := tx.SetMessageDelivery(orgID, m.ID, d); err != nil {
-		return err
-	}
-	if err := s.broadcastDelivery(tx, orgID, m, d); err != nil {
-		return err
-	}
-	return s.EmitStream(tx, orgID, chatID, StreamMessageDelivery, DeliveryChange{MessageID: m.ID, ChatID: chatID, Delivery: d})
-}
-
-func (s *Service) broadcastDelivery(tx Tx, orgID string, m Message, d MessageDelivery) error {
-	flags := deliveryFlags[d.Status]
-	if m.BroadcastID == nil || len(flags) == 0 {
-		return nil
-	}
-	r, err := tx.RecipientOfMessage(orgID, *m.BroadcastID, m.ID)
-	if IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	now := s.now()
-	for _, f := range flags {
-		if _, err := tx.SetRecipientFlag(r.ID, f, d.UpdatedAt, now); err != nil {
-			return err
-		}
-	}
-	if d.Status == DeliveryFailed && d.Error != nil {
-		return tx.FinishRecipient(r.ID, nil, d.Error, now)
-	}
-	return nil
 }

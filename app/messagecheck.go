@@ -2,7 +2,8 @@ package app
 
 import (
 	"math"
-	"regexp"
+
+	"wsapi/app/msgtemplate"
 )
 
 // maxTokens bounds every usage counter: far above any real count, far below the floats
@@ -90,13 +91,8 @@ func checkMessageRefs(tx Tx, orgID, chatID, role string, broadcastID *string, tu
 	return nil
 }
 
-// TemplatePart is an approved WhatsApp message template: its name, language code and the
-// components that fill its parameters, sent as Meta's template object.
-type TemplatePart struct {
-	Name       string `json:"name"`
-	Language   string `json:"language"`
-	Components []any  `json:"components,omitempty"`
-}
+// TemplatePart is an approved WhatsApp template on a message part or a broadcast.
+type TemplatePart = msgtemplate.Template
 
 // validateTemplatePart checks a template part's shape; where it may be sent is checkTemplates'.
 func validateTemplatePart(p Problems, at string, part Part) {
@@ -109,26 +105,7 @@ func validateTemplatePart(p Problems, at string, part Part) {
 }
 
 // validateTemplate checks a template: {name, language, components}.
-func validateTemplate(p Problems, field string, t *TemplatePart) {
-	if t == nil {
-		p.Add(field, "names an approved template: {name, language, components}")
-		return
-	}
-	if !templateName.MatchString(t.Name) {
-		p.Add(field+".name", "must be a template name: 1 to 512 lowercase letters, digits and underscores")
-	}
-	if !templateLanguage.MatchString(t.Language) {
-		p.Add(field+".language", "must be a language code such as en or en_US")
-	}
-	if len(t.Components) > 10 {
-		p.Add(field+".components", "must hold at most 10 components")
-	}
-}
-
-var (
-	templateName     = regexp.MustCompile(`^[a-z0-9_]{1,512}$`)
-	templateLanguage = regexp.MustCompile(`^[a-z]{2,3}(_[A-Za-z]{2,4})?$`)
-)
+func validateTemplate(p Problems, field string, t *TemplatePart) { msgtemplate.Check(field, t, p.Add) }
 
 // checkTemplates allows template parts only on a member's message (role admin) in a WhatsApp
 // chat: nothing else can send one.

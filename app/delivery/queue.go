@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"wsapi/app"
+	"wsapi/app/channel"
 )
 
 // Store is the worker's Queue over the domain's store: it claims and records deliveries in
@@ -85,7 +86,7 @@ func (q Store) FinishMessageDelivery(ctx context.Context, job app.DeliveryJob, o
 		if err != nil {
 			return err
 		}
-		err = q.Service.SetMessageDelivery(tx, job.OrgID, job.ChatID, job.Message, d)
+		err = channel.RecordDelivery(q.Service, tx, job.OrgID, job.ChatID, job.Message, d)
 		if app.IsNotFound(err) {
 			return nil // the message was deleted meanwhile
 		}

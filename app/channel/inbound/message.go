@@ -144,7 +144,7 @@ func (w *Worker) status(ctx context.Context, d app.Deployment, it channel.Incomi
 			why := it.Error
 			del.Error = &why
 		}
-		return w.Service.SetMessageDelivery(tx, d.OrgID, chatID, m, del) // a broadcast's recipient flags move with it
+		return channel.RecordDelivery(w.Service, tx, d.OrgID, chatID, m, del) // a broadcast's recipient flags move with it
 	})
 }
 

@@ -72,7 +72,7 @@ func init() {
 		"channels.delivery.timeout":                           "30s",
 		"channels.delivery.max_in_flight_per_org":             0,
 		"channels.delivery.retry_schedule":                    []string{"5s", "30s", "2m", "15m", "1h"},
-		"channels.inbound.workers":                            4,
+		"channels.inbound.workers":                            8,
 		"channels.inbound.tick":                               "1s",
 		"channels.inbound.timeout":                            "1m",
 		"channels.telegram.api_url":                           "https://api.telegram.org",

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"wsapi/app"
+	"wsapi/app/channel/inbound"
 	"wsapi/sqlite"
 )
 
@@ -94,6 +95,28 @@ func workQueues() []workQueue {
 			}
 			return idsOf(runs, func(r app.Run) string { return r.OrgID }), nil
 		}, due: func(tx app.Tx, now app.Time) (bool, error) { return tx.AnyRunDue(now) }},
+
+		{name: "channel updates", seed: func(t *testing.T, db *sqlite.DB, org string, n, sec int) {
+			write(t, db, func(tx app.Tx) error {
+				asst, asi := "asst_u_"+org, "asi_"+org
+				if err := firstErr(tx.CreateAssistant(app.Assistant{ID: asst, OrgID: org, Name: "A", CreatedAt: at(0), UpdatedAt: at(0)}),
+					tx.CreateDeployment(app.Deployment{ID: asi, OrgID: org, AssistantID: asst, IntegrationID: "telegram", Name: "bot",
+						Config: map[string]any{}, Secrets: map[string]string{}, Status: app.DeploymentActive, CreatedAt: at(0), UpdatedAt: at(0)})); err != nil {
+					return err
+				}
+				for i := range n {
+					u := inbound.Update{ID: fmt.Sprintf("upd_%s_%d", org, i), OrgID: org, DeploymentID: asi, IntegrationID: "telegram",
+						Body: []byte("{}"), NextAttemptAt: at(sec + i), CreatedAt: at(sec + i)}
+					if err := tx.(inbound.Tx).QueueUpdate(u); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}, claim: func(tx app.Tx, now, lease app.Time, room app.ClaimRoom) ([]string, error) {
+			ups, err := tx.(inbound.Tx).ClaimUpdates(now, lease, room)
+			return idsOf(ups, func(u inbound.Update) string { return u.OrgID }), err
+		}, due: func(tx app.Tx, now app.Time) (bool, error) { return tx.(inbound.Tx).AnyUpdateQueued(now) }},
 	}
 }
 

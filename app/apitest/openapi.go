@@ -30,7 +30,8 @@ func init() {
 	for _, ct := range []string{"text/html", "text/event-stream", "text/javascript", "text/css"} {
 		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
 	}
-	for _, ct := range []string{"image/gif", "audio/mpeg", "audio/wav", "audio/ogg", "audio/webm"} {
+	for _, ct := range []string{"image/gif", "image/jpeg", "image/png", "application/pdf", "application/octet-stream",
+		"audio/mpeg", "audio/wav", "audio/ogg", "audio/webm"} {
 		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.FileBodyDecoder)
 	}
 }

@@ -48,6 +48,9 @@ type Worker struct {
 // Nudge asks for a claim now (a reply was queued, a send finished).
 func (w *Worker) Nudge() { w.loop.Nudge() }
 
+// WaitIdle waits until nothing is due, claimed or under way (tests that move the clock).
+func (w *Worker) WaitIdle(ctx context.Context) error { return w.loop.WaitIdle(ctx) }
+
 // Run sends until ctx ends, then waits for the sends under way (each bounded by Timeout).
 func (w *Worker) Run(ctx context.Context) {
 	slots := max(1, w.Workers)

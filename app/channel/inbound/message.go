@@ -13,37 +13,41 @@ import (
 )
 
 // message takes in a contact's message: dropped when its id was seen; its media fetched;
-// then the domain's rule adds it, recording the id in the same write.
-func (w *Worker) message(ctx context.Context, d app.Deployment, in channel.Inbound, it channel.Incoming) error {
+// then the domain's rule adds it, recording the id in the same write, which also takes the
+// queued update drop out of the queue when given (done: it did).
+func (w *Worker) message(ctx context.Context, d app.Deployment, in channel.Inbound, it channel.Incoming, drop string) (done bool, err error) {
 	if it.ExtID != "" {
 		seen, err := w.seen(ctx, d.ID, it.ExtID)
 		if err != nil || seen {
-			return err // a duplicate fetches nothing
+			return false, err // a duplicate fetches nothing
 		}
 	}
 	files, note, err := w.fetchAll(ctx, d, in, it.Media)
 	if err != nil {
-		return err
+		return false, err
 	}
-	text := it.Text
-	if note != "" {
-		text += note
-	}
+	text := it.Text + note
 	if text == "" && len(files) == 0 {
-		return nil
+		return false, nil
 	}
 	msg := app.ChannelMessage{Deployment: d, From: it.From, Text: text, Files: files}
-	if it.ExtID != "" {
-		msg.Once = func(tx app.Tx) (bool, error) {
-			itx, err := txOf(tx)
-			if err != nil {
+	msg.Once = func(tx app.Tx) (bool, error) {
+		itx, err := txOf(tx)
+		if err != nil {
+			return false, err
+		}
+		if drop != "" {
+			if err := itx.DropUpdate(drop); err != nil {
 				return false, err
 			}
-			return itx.MarkSeen(d.ID, it.ExtID, w.now())
 		}
+		if it.ExtID == "" {
+			return true, nil
+		}
+		return itx.MarkSeen(d.ID, it.ExtID, w.now())
 	}
 	_, _, err = w.Service.ChannelMessage(ctx, msg)
-	return err
+	return drop != "" && err == nil, err
 }
 
 // seen tells, on a reader, whether a provider's id was taken in before.

@@ -112,10 +112,12 @@ func (w *Worker) claim(ctx context.Context, room app.ClaimRoom) (ups []Update, e
 // take processes one update and records the outcome: gone when done (or never readable),
 // due again after the schedule's wait when it failed. A panic fails the attempt only.
 func (w *Worker) take(ctx context.Context, u Update) {
-	err := app.Safely(func() error {
+	dropped := false
+	err := app.Safely(func() (err error) {
 		tctx, cancel := context.WithTimeout(ctx, w.Timeout)
 		defer cancel()
-		return w.process(tctx, u)
+		dropped, err = w.process(tctx, u)
+		return err
 	})
 	if ctx.Err() != nil {
 		return // shutting down: the lease brings it back
@@ -126,6 +128,9 @@ func (w *Worker) take(ctx context.Context, u Update) {
 	if err != nil {
 		app.LogFailure(w.Log, "inbound: update", err, "org", u.OrgID, "integration", u.DeploymentID,
 			"update", u.ID, "attempt", attempts, "dropped", done)
+	}
+	if dropped && err == nil {
+		return // the last message's write took the update out of the queue
 	}
 	werr := w.Service.Store.Write(context.WithoutCancel(ctx), func(tx app.Tx) error {
 		itx, err := txOf(tx)
@@ -146,33 +151,39 @@ func (w *Worker) take(ctx context.Context, u Update) {
 // not parse.
 type errUnreadable struct{ error }
 
-// process parses an update and takes in each thing it reports, in order.
-func (w *Worker) process(ctx context.Context, u Update) error {
+// process parses an update and takes in each thing it reports, in order. The write of the
+// last message also takes the update out of the queue (dropped): one write fewer per update.
+func (w *Worker) process(ctx context.Context, u Update) (dropped bool, err error) {
 	var d app.Deployment
-	err := w.Service.Store.Read(ctx, func(tx app.Tx) (err error) {
+	err = w.Service.Store.Read(ctx, func(tx app.Tx) (err error) {
 		d, err = tx.GetDeployment(u.OrgID, "", u.DeploymentID)
 		return err
 	})
 	in := w.Inbound[u.IntegrationID]
 	if app.IsNotFound(err) || in == nil {
-		return errUnreadable{errors.New("inbound: the integration is gone")}
+		return false, errUnreadable{errors.New("inbound: the integration is gone")}
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	items, err := in.Parse(ctx, d, u.Body)
 	if err != nil {
-		return errUnreadable{err}
+		return false, errUnreadable{err}
 	}
-	for _, it := range items {
+	for i, it := range items {
 		if it.Status != "" {
-			err = w.status(ctx, d, it)
-		} else {
-			err = w.message(ctx, d, in, it)
+			if err := w.status(ctx, d, it); err != nil {
+				return false, err
+			}
+			continue
 		}
-		if err != nil {
-			return err
+		drop := ""
+		if i == len(items)-1 {
+			drop = u.ID
+		}
+		if dropped, err = w.message(ctx, d, in, it, drop); err != nil {
+			return false, err
 		}
 	}
-	return nil
+	return dropped, nil
 }

@@ -55,18 +55,18 @@ func newWorld(t *testing.T, configure ...func(*cli.Config)) *world {
 func (w *world) deploy(t *testing.T, token string) map[string]any {
 	t.Helper()
 	var d map[string]any
-	w.e.Do("POST", w.path(""), w.e.AdminKey, map[string]any{"integration_id": "telegram", "name": "Bot",
+	w.e.Do("POST", w.base(), w.e.AdminKey, map[string]any{"integration_id": "telegram", "name": "Bot",
 		"secrets": map[string]string{"bot_token": token}}).Expect(201).JSON(&d)
 	return d
 }
 
-func (w *world) path(rest string) string {
-	p := "/orgs/c/assistants/" + w.asst + "/integrations"
-	if w.asi != "" && rest != "" {
-		return p + "/" + w.asi + rest
-	}
-	return p
-}
+// base is the assistant's integrations; path one of the bot's routes.
+func (w *world) base() string { return "/orgs/c/assistants/" + w.asst + "/integrations" }
+
+func (w *world) path(rest string) string { return w.base() + "/" + w.asi + rest }
+
+// noRuns keeps the assistant from answering (a year's debounce).
+var noRuns = apitest.NoRuns
 
 // hookPath is the path of the webhook the bot was given.
 func (w *world) hookPath(t *testing.T) string {
@@ -171,7 +171,6 @@ func (w *world) delivery(t *testing.T, chatID, id, status, errText string) map[s
 	})
 	return d
 }
-
 
 // contactChannel is the chat's contact member's channel.
 func contactChannel(t *testing.T, c map[string]any) map[string]any {

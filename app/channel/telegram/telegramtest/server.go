@@ -1,9 +1,3 @@
-// Package telegramtest is a local Telegram Bot API server for tests: the real request paths
-// (/bot<token>/<method>, /file/bot<token>/<file_path>), JSON, form and multipart parameters,
-// and the documented answers ({"ok":true,"result":...}, and {"ok":false,"error_code",
-// "description","parameters":{"retry_after"}} with the same HTTP status). It keeps what bots
-// were told (webhooks, messages, chat actions, uploads) and delivers updates to a webhook
-// the way Telegram does (POST of the JSON Update with X-Telegram-Bot-Api-Secret-Token).
 package telegramtest
 
 import (
@@ -18,14 +12,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf16"
 )
 
 // Server is a Bot API server holding bots by token.
 type Server struct {
 	*httptest.Server
-	// RequireHTTPS refuses webhooks that are not https://, as Telegram does.
-	RequireHTTPS bool
 
 	mu      sync.Mutex
 	bots    map[string]*Bot
@@ -47,6 +40,7 @@ type Bot struct {
 
 // Call is one method call a bot made, with its parameters (files by field: name and bytes).
 type Call struct {
+	At     time.Time
 	Token  string
 	Method string
 	Params map[string]string
@@ -73,9 +67,15 @@ type failure struct {
 
 // New starts a server; it stops with the test.
 func New(t testing.TB) *Server {
+	s := Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a server outside a test (benchmarks); Close stops it.
+func Start() *Server {
 	s := &Server{bots: map[string]*Bot{}, files: map[string]file{}, blocked: map[string]bool{}, nextID: 100}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
 	return s
 }
 

@@ -36,7 +36,7 @@ func TestBroadcastOnWhatsAppAndTelegram(t *testing.T) {
 			"channels": []any{ch}}).Expect(201).Map()["id"].(string)
 	}
 	ada := contact("Ada", map[string]any{"type": "whatsapp", "user_id": "447700900001", "phone": "+447700900001"})
-	bob := contact("Bob", map[string]any{"type": "whatsapp", "user_id": "447700900002", "phone": "+447700900002"})
+	bob := contact("Bob", map[string]any{"type": "whatsapp", "phone": "+44 7700 900002"}) // imported: no wa_id yet
 	cyd := contact("Cyd", map[string]any{"type": "whatsapp", "user_id": "447700900003", "phone": "+447700900003"})
 	dan := contact("Dan", map[string]any{"type": "telegram", "user_id": "424242", "username": "dan"})
 	eve := contact("Eve", map[string]any{"type": "email", "email": "eve@example.com"})

@@ -8,6 +8,7 @@ import (
 
 	"wsapi/app/apitest"
 	"wsapi/app/channel/whatsapp/whatsapptest"
+	"wsapi/cli"
 )
 
 // TestWhatsAppConversation: Meta's verification GET is answered only with the integration's
@@ -91,4 +92,32 @@ func TestWhatsAppConversation(t *testing.T) {
 	if d := w.delivery(t, chatID, mine, "FAILED"); d["error"] != "WhatsApp: Message undeliverable (code 131026)" {
 		t.Fatalf("failed delivery %v", d)
 	}
+}
+
+// TestWhatsAppHookIsRateLimited: the verification GET and the POST share the API's per-IP
+// budget (http.rate_limit_per_minute): past it, 429 with Retry-After, even with the right
+// token.
+func TestWhatsAppHookIsRateLimited(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t, func(c *cli.Config) { c.HTTP.RateLimitPerMinute = 10 })
+	asst := e.Do("POST", "/orgs/c/assistants", e.AdminKey, map[string]any{"name": "A"}).Expect(201).Map()["id"].(string)
+	d := e.Do("POST", "/orgs/c/assistants/"+asst+"/integrations", e.AdminKey, map[string]any{"integration_id": "whatsapp",
+		"name": "w", "config": map[string]any{"phone_number_id": "1", "waba_id": "2"},
+		"secrets": map[string]string{"access_token": "a", "app_secret": "b"}}).Expect(201).Map()
+	q := url.Values{"hub.mode": {"subscribe"}, "hub.challenge": {"42"},
+		"hub.verify_token": {d["config"].(map[string]any)["verify_token"].(string)}}
+	for i := 0; ; i++ {
+		res := e.Do("GET", "/hooks/whatsapp/"+d["id"].(string)+"?"+q.Encode(), "", nil)
+		if res.Status == 429 {
+			if res.Header.Get("Retry-After") == "" || i == 0 {
+				t.Fatalf("429 after %d answers, Retry-After %q", i, res.Header.Get("Retry-After"))
+			}
+			break
+		}
+		res.Expect(200)
+		if i > 10 {
+			t.Fatal("no 429 past the per-IP budget")
+		}
+	}
+	e.Do("POST", "/hooks/whatsapp/"+d["id"].(string), "", []byte(`{}`)).Expect(429)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strings"
 	"time"
 
 	"wsapi/app"
@@ -74,17 +75,26 @@ func (s Sender) Send(ctx context.Context, d app.Deployment, chat app.Chat, m app
 	return channel.Sent{Status: app.DeliverySent, ExternalID: id}, nil
 }
 
-// recipient is the wa_id of the chat's contact channel.
+// recipient is the wa_id of the chat's contact channel (its user_id, else its phone's digits).
 func (s Sender) recipient(ctx context.Context, chat app.Chat) (string, error) {
 	var ch app.Channel
 	err := s.Store.Read(ctx, func(tx app.Tx) (err error) {
 		ch, err = tx.GetChannel(chat.OrgID, chat.ContactChannelID)
 		return err
 	})
-	if app.IsNotFound(err) || (err == nil && (ch.Type != "whatsapp" || ch.UserID == "")) {
+	to := ch.UserID
+	if to == "" { // a contact imported with its number: WhatsApp's wa_id is the number's digits
+		to = strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return r
+			}
+			return -1
+		}, ch.Phone)
+	}
+	if app.IsNotFound(err) || (err == nil && (ch.Type != "whatsapp" || to == "")) {
 		return "", channel.Permanent{Err: errors.New("the chat's contact has no WhatsApp number")}
 	}
-	return ch.UserID, err
+	return to, err
 }
 
 // Classify makes Meta's errors that no retry fixes permanent: the closed window (131047),

@@ -39,7 +39,7 @@ func (c Channel) Verify(ctx context.Context, d app.Deployment) error {
 
 // Send sends a reply (Sender).
 func (c Channel) Send(ctx context.Context, d app.Deployment, chat app.Chat, m app.Message) (channel.Sent, error) {
-	return Sender{Client: c.Client, Store: c.Store, Clock: c.Clock}.Send(ctx, d, chat, m)
+	return Sender(c).Send(ctx, d, chat, m)
 }
 
 var errUnsigned = errors.New("whatsapp: X-Hub-Signature-256 is missing or does not sign this body with the app secret")

@@ -14,7 +14,7 @@ const (
 )
 
 // BroadcastIntegrations are the integrations a broadcast can go out on.
-var BroadcastIntegrations = []string{IntegrationEmail, IntegrationInternal, IntegrationCustom}
+var BroadcastIntegrations = []string{IntegrationEmail, IntegrationInternal, IntegrationCustom, "telegram", "whatsapp"}
 
 // BroadcastCounts sums the recipients' outcomes.
 type BroadcastCounts struct {
@@ -44,11 +44,15 @@ type Broadcast struct {
 	Status        string   `json:"status"`
 	// Error says why a FAILED broadcast failed (null otherwise). It is derived from the
 	// status and counts when the broadcast is read (explain), not stored.
-	Error     *string         `json:"error"`
-	Counts    BroadcastCounts `json:"counts"`
-	CreatedAt Time            `json:"created_at"`
-	UpdatedAt Time            `json:"updated_at"`
-	OrgID     string          `json:"-"`
+	Error  *string         `json:"error"`
+	Counts BroadcastCounts `json:"counts"`
+	// AssistantIntegrationID and Template: a broadcast on a messaging app goes out through
+	// that integration, and on WhatsApp as that template (channelbroadcast.go).
+	AssistantIntegrationID *string       `json:"assistant_integration_id"`
+	Template               *TemplatePart `json:"template"`
+	CreatedAt              Time          `json:"created_at"`
+	UpdatedAt              Time          `json:"updated_at"`
+	OrgID                  string        `json:"-"`
 }
 
 // BroadcastTx is the broadcasts part of a transaction.
@@ -74,6 +78,9 @@ type BroadcastInput struct {
 	HTML          string   `json:"html"`
 	SegmentIDs    []string `json:"segment_ids"`
 	ContactIDs    []string `json:"contact_ids"`
+	// AssistantIntegrationID and Template are for telegram and whatsapp broadcasts.
+	AssistantIntegrationID string        `json:"assistant_integration_id"`
+	Template               *TemplatePart `json:"template"`
 }
 
 func validateBroadcast(in BroadcastInput) error {
@@ -96,9 +103,10 @@ func validateBroadcast(in BroadcastInput) error {
 		}
 		headerSafeProblem(p, "subject", in.Subject)
 	}
-	if Blank(in.Text) && Blank(in.HTML) {
+	if Blank(in.Text) && Blank(in.HTML) && in.Template == nil {
 		p.Add("text", "text or html is required")
 	}
+	validateChannelBroadcast(p, in)
 	if len(in.SegmentIDs)+len(in.ContactIDs) == 0 {
 		p.Add("segment_ids", "name at least one segment or contact")
 	}
@@ -124,6 +132,9 @@ func (s *Service) CreateBroadcast(ctx context.Context, orgID string, in Broadcas
 		Status: BroadcastSending, CreatedAt: now, UpdatedAt: now}
 	if in.IdentityID != "" {
 		b.IdentityID = &in.IdentityID
+	}
+	if in.AssistantIntegrationID != "" {
+		b.AssistantIntegrationID, b.Template = &in.AssistantIntegrationID, in.Template
 	}
 	err = s.Store.Write(ctx, func(tx Tx) error {
 		if err := s.checkBroadcastRefs(tx, b); err != nil {
@@ -186,6 +197,9 @@ func (s *Service) checkBroadcastRefs(tx Tx, b Broadcast) error {
 		if _, err := tx.GetIdentity(b.OrgID, *b.IdentityID); err != nil {
 			return err
 		}
+	}
+	if err := checkBroadcastDeployment(tx, b); err != nil {
+		return err
 	}
 	if err := checkSegments(tx, b.OrgID, b.SegmentIDs, "segment_ids"); err != nil {
 		return err

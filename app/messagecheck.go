@@ -1,6 +1,10 @@
 package app
 
-import "math"
+import (
+	"math"
+
+	"wsapi/app/msgtemplate"
+)
 
 // maxTokens bounds every usage counter: far above any real count, far below the floats
 // (1e308) that would overflow sums and costs.
@@ -28,6 +32,7 @@ func validateTurns(p Problems, turns []Turn) {
 			if part.Type == "audio" && (part.Audio == nil || part.Audio.ID == "") {
 				p.Add(pt+".audio", "an audio part names its file: {id} of a file of this chat")
 			}
+			validateTemplatePart(p, pt, part)
 			if part.File != nil {
 				p.Add(pt+".file", "is set by the server only, on the files a contact sends through the widget")
 			}
@@ -60,7 +65,10 @@ func validateCounters(p Problems, field string, c UsageCounter) {
 // and the file of each audio part (of this chat), whose stored description replaces the one
 // given, so a part cannot point at another file or URL. Another organization's broadcast or
 // file is not found (404), like any of its objects.
-func checkMessageRefs(tx Tx, orgID, chatID string, broadcastID *string, turns []Turn) error {
+func checkMessageRefs(tx Tx, orgID, chatID, role string, broadcastID *string, turns []Turn) error {
+	if err := checkTemplates(tx, orgID, chatID, role, turns); err != nil {
+		return err
+	}
 	if broadcastID != nil {
 		if _, err := tx.GetBroadcastContent(orgID, *broadcastID); err != nil {
 			return err
@@ -78,6 +86,46 @@ func checkMessageRefs(tx Tx, orgID, chatID string, broadcastID *string, turns []
 			}
 			a := f.Audio
 			part.Audio = &a
+		}
+	}
+	return nil
+}
+
+// TemplatePart is an approved WhatsApp template on a message part or a broadcast.
+type TemplatePart = msgtemplate.Template
+
+// validateTemplatePart checks a template part's shape; where it may be sent is checkTemplates'.
+func validateTemplatePart(p Problems, at string, part Part) {
+	switch {
+	case part.Type != "template" && part.Template != nil:
+		p.Add(at+".template", "is only for parts of type template")
+	case part.Type == "template":
+		validateTemplate(p, at+".template", part.Template)
+	}
+}
+
+// validateTemplate checks a template: {name, language, components}.
+func validateTemplate(p Problems, field string, t *TemplatePart) { msgtemplate.Check(field, t, p.Add) }
+
+// checkTemplates allows template parts only on a member's message (role admin) in a WhatsApp
+// chat: nothing else can send one.
+func checkTemplates(tx Tx, orgID, chatID, role string, turns []Turn) error {
+	for i, t := range turns {
+		for j, part := range t.Parts {
+			if part.Type != "template" {
+				continue
+			}
+			at := "messages[" + itoa(i) + "].parts[" + itoa(j) + "]"
+			if role != "admin" {
+				return Invalid(at, "a template is sent only by a member (role admin)")
+			}
+			c, err := tx.GetChatRow(orgID, chatID)
+			if err != nil {
+				return err
+			}
+			if c.State == nil || c.State.IntegrationID != "whatsapp" {
+				return Invalid(at, "a template is sent only in a WhatsApp chat")
+			}
 		}
 	}
 	return nil

@@ -31,6 +31,9 @@ type Part struct {
 	// File is set on parts of type file: a file the contact sent (the widget), stored with
 	// the chat; Text holds its name.
 	File *Audio `json:"file,omitempty"`
+	// Template is set on parts of type template: an approved WhatsApp template a member sends
+	// (messagecheck.go), the one message allowed outside WhatsApp's 24-hour window.
+	Template *TemplatePart `json:"template,omitempty"`
 }
 
 // Turn is one role's contribution inside a message.
@@ -170,7 +173,7 @@ func (s *Service) AddMessage(ctx context.Context, c Caller, chatID string, in Me
 	}
 	var stopped []string
 	err = s.Store.Write(ctx, func(tx Tx) error {
-		if err := checkMessageRefs(tx, c.OrgID, chatID, in.BroadcastID, in.Messages); err != nil {
+		if err := checkMessageRefs(tx, c.OrgID, chatID, in.Role, in.BroadcastID, in.Messages); err != nil {
 			return err
 		}
 		m, stopped, err = s.addMessage(tx, c.OrgID, c.Member.ID, chatID, in)
@@ -293,7 +296,7 @@ func (s *Service) UpdateMessage(ctx context.Context, orgID, chatID, id string, i
 		if m, err = tx.GetMessage(orgID, chatID, id); err != nil {
 			return err
 		}
-		if err := checkMessageRefs(tx, orgID, chatID, nil, in.Messages); err != nil {
+		if err := checkMessageRefs(tx, orgID, chatID, m.Role, nil, in.Messages); err != nil {
 			return err
 		}
 		wasRunning := m.Status == "RUNNING"

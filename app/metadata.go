@@ -1,11 +1,17 @@
 package app
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Option is one value of a value set with its label in the asked language.
 type Option struct {
 	Value string `json:"value"`
 	Label string `json:"label"`
+	// Available is set on the integration_id set only: whether this server can connect the
+	// channel (false: not available yet, so no client offers it).
+	Available *bool `json:"available,omitempty"`
 }
 
 // Metadata is the value sets of the API with labels, for building user interfaces.
@@ -82,7 +88,8 @@ func labelled(tr map[string]string, values []string) []Option {
 // Metadata is GetMetadata with the set `assistant_integration_id`: the channels an
 // assistant can be deployed on with this server, so that no client offers one that cannot be
 // connected yet (the widget and custom always; email, telegram and whatsapp once their
-// connectors are wired).
+// connectors are wired). The set integration_id marks each value available or not, on the
+// same rule: Messenger, Instagram, SMS and the others have no connector yet.
 func (s *Service) Metadata(lang string) (Metadata, error) {
 	md, err := GetMetadata(lang)
 	if err != nil {
@@ -95,6 +102,10 @@ func (s *Service) Metadata(lang string) (Metadata, error) {
 		}
 	}
 	md.Sets["assistant_integration_id"] = labelled(labels[md.Lang], types)
+	for i, o := range md.Sets["integration_id"] {
+		ok := slices.Contains(types, o.Value)
+		md.Sets["integration_id"][i].Available = &ok
+	}
 	return md, nil
 }
 

@@ -93,6 +93,9 @@ type RecipientTx interface {
 	// FinishRecipient marks a recipient PROCESSED with its message id or error.
 	FinishRecipient(id string, externalID, errMsg *string, now Time) error
 	RecordClick(id string, now Time) error
+	// RecipientOfMessage finds the recipient whose broadcast message (on a messaging app) is
+	// messageID.
+	RecipientOfMessage(orgID, broadcastID, messageID string) (Recipient, error)
 	// ClaimRecipients leases SENDING email and internal recipients of SENDING broadcasts, as
 	// many as room allows and picked as room.Pick does (queues are broadcasts).
 	ClaimRecipients(now, leaseUntil Time, room ClaimRoom) ([]Recipient, error)

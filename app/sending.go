@@ -82,6 +82,8 @@ func (s *Service) ProcessRecipient(ctx context.Context, r Recipient) error {
 		// next start would send it again.
 		id := "<" + plan.email.MessageID + ">"
 		return s.recordSend(context.WithoutCancel(ctx), r, &id, "")
+	case r.IntegrationID == "telegram" || r.IntegrationID == "whatsapp":
+		return s.sendOnChannel(ctx, r, plan.broadcast)
 	}
 	return s.sendInternal(ctx, r, plan)
 }

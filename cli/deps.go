@@ -29,6 +29,7 @@ func (rt *Runtime) deps(cfg Config, opt Options) (app.Deps, error) {
 	rt.DB.SetSealer(box)
 	rt.wireOps(clock)
 	rt.channels = newChannels(cfg, rt.DB)
+	rt.channels.add("whatsapp", whatsappChannel(cfg, rt.DB, clock))
 	rt.Hub = stream.New(rt.DB, stream.Options{Buffer: cfg.Events.StreamBuffer, Log: rt.Log})
 	d := app.Deps{Store: rt.DB, Clock: clock, Log: rt.Log, Tokens: box.Signer(), Links: api.NewLinks(cfg.HTTP.PublicURL),
 		Recorder: rt.Metrics, LiveTexts: rt.Hub, StreamRetention: cfg.Events.StreamRetention,

@@ -8,7 +8,7 @@ import (
 )
 
 const broadcastBaseColumns = `b.id, b.org_id, b.name, b.integration_id, b.identity_id, b.subject, b.text, b.html,
-	b.segment_ids, b.contact_ids, b.status, b.created_at, b.updated_at`
+	b.segment_ids, b.contact_ids, b.status, b.created_at, b.updated_at, b.asi_id, b.template`
 
 const broadcastColumns = broadcastBaseColumns + `,
 	(SELECT COUNT(*) FROM broadcast_recipients r WHERE r.broadcast_id = b.id),
@@ -20,11 +20,17 @@ const broadcastColumns = broadcastBaseColumns + `,
 func scanBroadcast(r rowScanner) (app.Broadcast, error) {
 	var b app.Broadcast
 	var segs, contacts, flags string
+	var template *string
 	c := &b.Counts
 	err := r.Scan(&b.ID, &b.OrgID, &b.Name, &b.IntegrationID, &b.IdentityID, &b.Subject, &b.Text, &b.HTML, &segs,
-		&contacts, &b.Status, &b.CreatedAt, &b.UpdatedAt, &c.Recipients, &c.Processed, &flags)
+		&contacts, &b.Status, &b.CreatedAt, &b.UpdatedAt, &b.AssistantIntegrationID, &template, &c.Recipients, &c.Processed, &flags)
 	if err != nil {
 		return b, err
+	}
+	if template != nil {
+		if err := json.Unmarshal([]byte(*template), &b.Template); err != nil {
+			return b, fmt.Errorf("sqlite: broadcast template: %w", err)
+		}
 	}
 	if _, err := fmt.Sscanf(flags, "%d,%d,%d,%d,%d,%d,%d,%d", &c.Sent, &c.Delivered, &c.Failed, &c.Skipped,
 		&c.Bounced, &c.Complained, &c.Opened, &c.Unsubscribed); err != nil {
@@ -38,10 +44,15 @@ func scanBroadcast(r rowScanner) (app.Broadcast, error) {
 
 // CreateBroadcast inserts a broadcast.
 func (t *Tx) CreateBroadcast(b app.Broadcast) error {
+	var template *string
+	if b.Template != nil {
+		s := jsonText(b.Template)
+		template = &s
+	}
 	_, err := t.exec(`INSERT INTO broadcasts (id, org_id, name, integration_id, identity_id, subject, text, html,
-		segment_ids, contact_ids, status, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		segment_ids, contact_ids, status, created_at, updated_at, asi_id, template) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		b.ID, b.OrgID, b.Name, b.IntegrationID, b.IdentityID, b.Subject, b.Text, b.HTML, jsonText(b.SegmentIDs),
-		jsonText(b.ContactIDs), b.Status, b.CreatedAt, b.UpdatedAt)
+		jsonText(b.ContactIDs), b.Status, b.CreatedAt, b.UpdatedAt, b.AssistantIntegrationID, template)
 	return err
 }
 

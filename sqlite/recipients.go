@@ -149,6 +149,18 @@ func (t *Tx) FinishRecipient(id string, externalID, errMsg *string, now app.Time
 		WHERE id = ?`, externalID, errMsg, now, id)
 }
 
+// RecipientOfMessage finds the recipient of a broadcast whose message (on a messaging app)
+// is messageID (index recipients_by_broadcast, then the few rows of that broadcast).
+func (t *Tx) RecipientOfMessage(orgID, broadcastID, messageID string) (app.Recipient, error) {
+	var id string
+	err := t.row(`SELECT id FROM broadcast_recipients WHERE broadcast_id = ? AND org_id = ? AND external_message_id = ?`,
+		broadcastID, orgID, messageID).Scan(&id)
+	if err != nil {
+		return app.Recipient{}, one(err, "recipient")
+	}
+	return t.GetRecipient(orgID, id)
+}
+
 // RecordClick counts a click.
 func (t *Tx) RecordClick(id string, now app.Time) error {
 	return t.execOne("recipient", `UPDATE broadcast_recipients SET click_count = click_count + 1, last_clicked_at = ?,

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -162,6 +163,9 @@ func TestAssistantIntegrationConfigRules(t *testing.T) {
 	e.Do("POST", asiPath(asst), e.AdminKey, map[string]any{"integration_id": "whatsapp", "name": "wa",
 		"config":  map[string]any{"phone_number_id": "1", "waba_id": "2"},
 		"secrets": map[string]string{"access_token": "a", "app_secret": "b"}}).Expect(201).JSON(&wa)
+	if wa["status"] != "FAILED" || !strings.Contains(fmt.Sprint(wa["error"]), "WhatsApp") { // no Graph API on port 1
+		t.Errorf("whatsapp set-up check: %v %v", wa["status"], wa["error"])
+	}
 	if cfg := wa["config"].(map[string]any); len(fmt.Sprint(cfg["verify_token"])) != 32 {
 		t.Errorf("whatsapp verify_token %v", cfg["verify_token"])
 	}
@@ -172,20 +176,40 @@ func TestAssistantIntegrationConfigRules(t *testing.T) {
 }
 
 // TestMetadataOffersOnlyConnectableChannels: /metadata lists the assistant integration types
-// this server can connect: the widget, telegram and custom, not email or whatsapp, whose
-// connectors are not part of it yet.
+// this server can connect (the widget, custom and the channels whose connectors it has, not
+// email yet), and marks every provider of the integration_id set available or not yet.
 func TestMetadataOffersOnlyConnectableChannels(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	var md struct {
-		Sets map[string][]struct{ Value string }
+		Sets map[string][]struct {
+			Value     string
+			Available *bool
+		}
 	}
 	e.Do("GET", "/metadata", "", nil).Expect(200).JSON(&md)
 	var got []string
 	for _, o := range md.Sets["assistant_integration_id"] {
 		got = append(got, o.Value)
+		if o.Available != nil {
+			t.Errorf("assistant_integration_id %s carries available", o.Value)
+		}
 	}
-	if fmt.Sprint(got) != "[internal telegram custom]" {
-		t.Fatalf("assistant_integration_id %v, want [internal telegram custom]", got)
+	if !slices.Contains(got, "whatsapp") || !slices.Contains(got, "internal") || !slices.Contains(got, "custom") ||
+		slices.Contains(got, "email") || slices.Contains(got, "messenger") || !slices.Contains(got, "telegram") {
+		t.Fatalf("assistant_integration_id %v", got)
+	}
+	available := map[string]bool{}
+	for _, o := range md.Sets["integration_id"] {
+		if o.Available == nil {
+			t.Fatalf("integration_id %s without available", o.Value)
+		}
+		available[o.Value] = *o.Available
+	}
+	for v, want := range map[string]bool{"internal": true, "custom": true, "whatsapp": true, "telegram": true, "email": false,
+		"messenger": false, "instagram": false, "sms": false, "slack": false} {
+		if available[v] != want {
+			t.Errorf("integration_id %s available %v, want %v", v, available[v], want)
+		}
 	}
 }

@@ -103,6 +103,7 @@ func (s *Server) routes() []*route {
 		public(get, "/widget/{asi}/api/stream", s.visitorStream),
 		// Messaging-app providers' updates (hooks.go): checked by the connector, queued, 200.
 		bounded(public(post, "/hooks/{type}/{asi}", s.hook), hookBodyBytes),
+		public(get, "/hooks/{type}/{asi}", s.hookChallenge), // Meta's hub.challenge (hookchallenge.go)
 
 		r(get, "/orgs/{org}", rd("org"), s.getOrg),
 		object(r(patch, "/orgs/{org}", wr("org"), s.patchOrg)),

@@ -81,6 +81,9 @@ func NewLogged(t testing.TB, w io.Writer, prepare func(*cli.Runtime), configure 
 	// tests under -race.
 	cfg.Knowledge.Tick = 50 * time.Millisecond
 	cfg.Email.CAFile = cfg.Webhooks.CAFile
+	// Tests never reach Meta: a WhatsApp integration's set-up check fails at once on a closed
+	// local port, unless the test points the channel at its whatsapptest server.
+	cfg.Channels.WhatsApp.APIURL = "http://127.0.0.1:1/v21.0"
 	// Tests never reach Telegram: a bot's set-up check fails at once on a closed local port,
 	// unless the test points the channel at its telegramtest server.
 	cfg.Channels.Telegram.APIURL = "http://127.0.0.1:1"

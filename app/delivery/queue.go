@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"wsapi/app"
+	"wsapi/app/channel"
 )
 
 // Store is the worker's Queue over the domain's store: it claims and records deliveries in
@@ -73,7 +74,7 @@ func loadJob(tx app.Tx, d app.QueuedDelivery) (job app.DeliveryJob, ok bool, err
 
 // FinishMessageDelivery records what sending came to: the message's delivery moves (and
 // message.delivery reaches the chat's and the organization's streams), the queue row goes
-// once the message is sent or failed for good. schedule[i] is the wait after attempt i+1;
+// once the message is sent or failed for good (a broadcast's recipient flags with it). schedule[i] is the wait after attempt i+1;
 // the attempt after the last is the last.
 func (q Store) FinishMessageDelivery(ctx context.Context, job app.DeliveryJob, out app.DeliveryOutcome, schedule []time.Duration) error {
 	now := q.now()
@@ -85,14 +86,11 @@ func (q Store) FinishMessageDelivery(ctx context.Context, job app.DeliveryJob, o
 		if err != nil {
 			return err
 		}
-		if err := tx.SetMessageDelivery(job.OrgID, job.MessageID, d); err != nil {
-			if app.IsNotFound(err) {
-				return nil // the message was deleted meanwhile
-			}
-			return err
+		err = channel.RecordDelivery(q.Service, tx, job.OrgID, job.ChatID, job.Message, d)
+		if app.IsNotFound(err) {
+			return nil // the message was deleted meanwhile
 		}
-		return q.Service.EmitStream(tx, job.OrgID, job.ChatID, app.StreamMessageDelivery, app.DeliveryChange{
-			MessageID: job.MessageID, ChatID: job.ChatID, Delivery: d})
+		return err
 	})
 }
 

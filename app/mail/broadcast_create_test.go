@@ -32,7 +32,7 @@ func TestBroadcastCreateValidation(t *testing.T) {
 		change map[string]any
 		field  string
 	}{
-		{map[string]any{"integration_id": "whatsapp"}, "integration_id"},
+		{map[string]any{"integration_id": "sms"}, "integration_id"},
 		{map[string]any{"integration_id": "nope"}, "integration_id"},
 		{map[string]any{"integration_id": nil}, "integration_id"},
 		{map[string]any{"identity_id": nil}, "identity_id"},

@@ -148,11 +148,7 @@ func (w *Worker) status(ctx context.Context, d app.Deployment, it channel.Incomi
 			why := it.Error
 			del.Error = &why
 		}
-		if err := tx.SetMessageDelivery(d.OrgID, msgID, del); err != nil {
-			return err
-		}
-		return w.Service.EmitStream(tx, d.OrgID, chatID, app.StreamMessageDelivery,
-			app.DeliveryChange{MessageID: msgID, ChatID: chatID, Delivery: del})
+		return channel.RecordDelivery(w.Service, tx, d.OrgID, chatID, m, del) // a broadcast's recipient flags move with it
 	})
 }
 

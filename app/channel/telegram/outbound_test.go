@@ -123,8 +123,8 @@ func TestTelegramSendsMembersFiles(t *testing.T) {
 	voice := w.tg.AddFile("voice/v.oga", ogg)
 	doc := w.tg.AddFile("documents/d.pdf", []byte("pdf bytes"))
 	w.post(t, w.hookPath(t), "", map[string]any{"update_id": 1, "message": message(1, map[string]any{
-		"photo": []map[string]any{{"file_id": photo, "file_unique_id": "p", "width": 10, "height": 10}},
-		"voice": map[string]any{"file_id": voice, "file_unique_id": "v", "duration": 1},
+		"photo":    []map[string]any{{"file_id": photo, "file_unique_id": "p", "width": 10, "height": 10}},
+		"voice":    map[string]any{"file_id": voice, "file_unique_id": "v", "duration": 1},
 		"document": map[string]any{"file_id": doc, "file_unique_id": "d", "file_name": "terms.pdf", "mime_type": "application/pdf"}})}).Expect(200)
 	chatID := w.chat(t)["id"].(string)
 	var files []map[string]any

@@ -166,13 +166,14 @@ func (r *Receiver) capped(tx Tx, orgID, contactID string, blocked bool) (string,
 
 // metadata is what the message records of its mail (OpenAPI: Message.metadata.email).
 func (in inbound) metadata() map[string]any {
+	domains := in.auth.DKIMDomains
+	if domains == nil {
+		domains = []string{}
+	}
 	md := map[string]any{"message_id": in.p.MessageID, "from": in.p.From.Address, "subject": in.p.Subject,
-		"source": in.env.Source, "dkim": in.auth.DKIM, "dkim_domains": in.auth.DKIMDomains, "spf": in.auth.SPF,
+		"source": in.env.Source, "dkim": in.auth.DKIM, "dkim_domains": domains, "spf": in.auth.SPF,
 		"dmarc": in.auth.DMARC, "dmarc_policy": in.auth.DMARCPolicy, "auto_reply": in.p.AutoReply,
 		"no_run": in.noRun, "mail_from": in.env.MailFrom}
-	if md["dkim_domains"] == nil {
-		md["dkim_domains"] = []string{}
-	}
 	return md
 }
 

@@ -138,4 +138,3 @@ Subject: Re: hello
 		t.Fatalf("a DSN opened %d chats", n)
 	}
 }
-

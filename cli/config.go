@@ -128,6 +128,10 @@ type EmailConfig struct {
 	Tick    time.Duration `mapstructure:"tick"`
 	// MaxInFlightPerOrg caps one organization's messages in flight; 0: three quarters of the workers.
 	MaxInFlightPerOrg int `mapstructure:"max_in_flight_per_org"`
+	// The IMAP poller of email integrations (cli/mailbox.go).
+	IMAPPoll           time.Duration `mapstructure:"imap_poll"`
+	IMAPMaxConnections int           `mapstructure:"imap_max_connections"`
+	IMAPTimeout        time.Duration `mapstructure:"imap_timeout"`
 }
 
 // OAuthConfig holds one provider per connection type.
@@ -291,6 +295,9 @@ func decodeConfig(v *viper.Viper) (Config, error) {
 
 func (c Config) validate() error {
 	if err := c.Channels.validate(); err != nil {
+		return err
+	}
+	if err := c.Email.validateMailbox(); err != nil {
 		return err
 	}
 	if c.DB.Path == "" {

@@ -172,7 +172,7 @@ func TestAssistantIntegrationConfigRules(t *testing.T) {
 }
 
 // TestMetadataOffersOnlyConnectableChannels: /metadata lists the assistant integration types
-// this server can connect: the widget and custom, not email, telegram or whatsapp, whose
+// this server can connect: the widget, email and custom, not telegram or whatsapp, whose
 // connectors are not part of it yet.
 func TestMetadataOffersOnlyConnectableChannels(t *testing.T) {
 	t.Parallel()
@@ -185,7 +185,7 @@ func TestMetadataOffersOnlyConnectableChannels(t *testing.T) {
 	for _, o := range md.Sets["assistant_integration_id"] {
 		got = append(got, o.Value)
 	}
-	if fmt.Sprint(got) != "[internal custom]" {
-		t.Fatalf("assistant_integration_id %v, want [internal custom]", got)
+	if fmt.Sprint(got) != "[internal email custom]" {
+		t.Fatalf("assistant_integration_id %v, want [internal email custom]", got)
 	}
 }

@@ -193,17 +193,19 @@ func (p *Poller) serve(ctx context.Context, id string) {
 		app.LogFailure(p.Log, "mailbox: poll failed", err, "assistant_integration_id", id)
 	}
 	p.mu.Lock()
+	due := false
 	if e := p.state[id]; e != nil {
 		e.running, e.served = false, p.Service.Clock.Now()
 		e.next = start.Add(p.Interval)
 		if yielded {
 			e.next = e.served
 		}
+		due = !e.next.After(e.served) // the interval passed during the session
 	}
 	more := p.waiting.Load() > 0
 	p.mu.Unlock()
-	if more {
-		p.Nudge() // a connection is free: a waiting integration takes it
+	if more || due {
+		p.Nudge() // a connection is free for a waiting integration, or this one is due again
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 
 	"wsapi/app"
+	"wsapi/app/channel"
 )
 
 // maxTries is how often one mail is offered to the importer before it is skipped (logged),
@@ -78,6 +79,11 @@ func (p *Poller) session(ctx context.Context, id string) (yielded bool, err erro
 		again, err := p.load(ctx, id)
 		if err != nil || again.UpdatedAt != d.UpdatedAt {
 			return false, nil // changed or deleted: the next round starts from the new settings
+		}
+		// Selected again, so a mailbox made anew under the open connection (a new
+		// UIDVALIDITY) is seen.
+		if c.selected, err = c.c.Select(s.Mailbox, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
+			return false, fmt.Errorf("SELECT: %w", err)
 		}
 	}
 }
@@ -208,6 +214,10 @@ func (p *Poller) importOne(ctx context.Context, d app.Deployment, c *conn, m *im
 	if err == nil || ctx.Err() != nil {
 		p.tries.Delete(key)
 		return err
+	}
+	if errors.As(err, new(channel.Permanent)) {
+		app.LogFailure(log, "mailbox: mail skipped: the channel cannot take it", err)
+		return nil
 	}
 	n, _ := p.tries.LoadOrStore(key, new(int))
 	*n.(*int)++

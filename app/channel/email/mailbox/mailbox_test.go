@@ -85,7 +85,7 @@ func (b *box) get(t *testing.T, id string) app.Deployment {
 func (b *box) texts(t *testing.T, asi string) []string {
 	t.Helper()
 	var chats []map[string]any
-	b.e.Do("GET", "/orgs/c/inbox?assistant_integration_id="+asi, b.e.AdminKey, nil).Expect(200).JSON(&chats)
+	b.e.Do("GET", "/orgs/c/inbox?limit=100&assistant_integration_id="+asi, b.e.AdminKey, nil).Expect(200).JSON(&chats)
 	var out []string
 	for _, c := range chats {
 		var msgs []app.Message
@@ -94,13 +94,15 @@ func (b *box) texts(t *testing.T, asi string) []string {
 			if m.Role != "user" {
 				continue
 			}
+			text := "" // a mail without text (its files only) counts as ""
 			for _, turn := range m.Messages {
 				for _, p := range turn.Parts {
 					if p.Type == "text" {
-						out = append(out, strings.TrimSpace(p.Text))
+						text += strings.TrimSpace(p.Text)
 					}
 				}
 			}
+			out = append(out, text)
 		}
 	}
 	sort.Strings(out)

@@ -91,9 +91,9 @@ func (c ChannelsConfig) widgetLimits() api.WidgetLimits {
 		StreamsPerIntegration: w.StreamsPerIntegration}
 }
 
-// connectors are the set-up checks of the integration types that need one. None yet: the
-// widget and custom need no check, and email, Telegram and WhatsApp are saved FAILED ("not
-// available on this server yet") until their connectors land.
+// connectors are the set-up checks of the integration types that need one, filled as the
+// channels are wired (wireEmail); the widget and custom need no check, and a type without
+// one is saved FAILED ("not available on this server yet").
 func connectors() map[string]app.Connector { return map[string]app.Connector{} }
 
 // wireDelivery makes the worker that sends replies, with a sender per channel type.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"time"
 
 	"wsapi/app"
@@ -32,8 +31,9 @@ func (c EmailConfig) validateMailbox() error {
 	return nil
 }
 
-// wireMailbox makes the IMAP poller of email integrations with inbound imap, and adds its
-// login check to the email integrations' set-up check. The tenant's IMAP host is reached
+// wireMailbox makes the IMAP poller of email integrations with inbound imap, importing
+// through the email channel's receiver (wireEmail runs first), and adds its login check to
+// the email integrations' set-up check (email.Connector.MailboxCheck). The tenant's IMAP host is reached
 // through the guarded dialer, under the rules of every tenant target
 // (webhooks.allow_private_targets, webhooks.ca_file).
 func (rt *Runtime) wireMailbox(cfg Config, opt Options) error {
@@ -44,12 +44,12 @@ func (rt *Runtime) wireMailbox(cfg Config, opt Options) error {
 		return err
 	}
 	dialer := mailbox.Dialer{Dial: dial, Roots: roots, Timeout: mc.IMAPTimeout}
-	receiver := &email.Receiver{Service: rt.Service, Auth: email.Authenticator{DNS: mailResolver(cfg)},
-		MaxBytes: email.DefaultMaxBytes, Log: rt.Log}
 	rt.Mailbox = &mailbox.Poller{Service: rt.Service, Store: mailboxStore{rt.DB, rt.Service.Clock}, Dialer: dialer,
-		Import: imapImporter(receiver), Interval: mc.IMAPPoll, MaxConns: mc.IMAPMaxConnections,
-		MaxBytes: receiver.MaxBytes, Log: rt.Log}
-	rt.Service.Connectors[app.IntegrationEmail] = emailCheck{mailbox: dialer}
+		Import: imapImporter(rt.Email), Interval: mc.IMAPPoll, MaxConns: mc.IMAPMaxConnections,
+		MaxBytes: cfg.Email.Inbound.MaxBytes, Log: rt.Log}
+	if c, ok := rt.Service.Connectors[app.IntegrationEmail].(*email.Connector); ok {
+		c.MailboxCheck = dialer.Verify
+	}
 	return nil
 }
 
@@ -63,25 +63,6 @@ func imapImporter(r *email.Receiver) mailbox.Importer {
 		}
 		return err
 	}
-}
-
-// mailResolver is the resolver of the mail checks (DKIM, DMARC): dns.resolver when set.
-func mailResolver(cfg Config) *net.Resolver {
-	if cfg.DNS.Resolver == "" {
-		return net.DefaultResolver
-	}
-	return newConfiguredDNS(cfg.DNS.Resolver).resolver
-}
-
-// emailCheck is the email integrations' set-up check: an imap one must log in and find its
-// mailbox. Email over SMTP has no listener on this server yet.
-type emailCheck struct{ mailbox mailbox.Dialer }
-
-func (c emailCheck) Verify(ctx context.Context, d app.Deployment) error {
-	if _, ok := mailbox.SettingsOf(d); !ok {
-		return errors.New("email over SMTP is not available on this server yet: use inbound imap")
-	}
-	return c.mailbox.Verify(ctx, d)
 }
 
 // mailboxStore keeps the poller's cursors in the database.

@@ -18,6 +18,7 @@ import (
 	"wsapi/app/api"
 	"wsapi/app/assist"
 	"wsapi/app/budget"
+	"wsapi/app/channel/email"
 	"wsapi/app/channel/email/mailbox"
 	"wsapi/app/delivery"
 	"wsapi/app/janitor"
@@ -55,6 +56,10 @@ type Runtime struct {
 	// SignIn holds the web app's sign-in rules; Web is the web app at /app/.
 	SignIn *signin.Service
 	Web    *web.Server
+	// Email takes inbound mail into chats (the SMTP listener's and the IMAP poller's);
+	// Inbound is the SMTP listener, nil unless email.inbound.addr is set and Start ran.
+	Email   *email.Receiver
+	Inbound *email.Listener
 
 	ready atomic.Bool // /readyz: started and not draining
 
@@ -165,7 +170,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	}
 	rt.Service = app.NewService(deps)
 	rt.SignIn = signin.New(rt.DB, deps.Clock)
-	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireKnowledge, rt.wireAssistants, rt.wireDelivery, rt.wireMailbox} {
+	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireKnowledge, rt.wireAssistants, rt.wireDelivery, rt.wireEmail, rt.wireMailbox} {
 		if err := step(cfg, opt); err != nil {
 			return err
 		}
@@ -266,7 +271,8 @@ func (rt *Runtime) Start() {
 	rt.stop = cancel
 	rt.stopped = make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(8)
+	wg.Add(9)
+	go func() { defer wg.Done(); rt.runInbound(ctx) }()
 	go func() { defer wg.Done(); rt.Mailbox.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Delivery.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Hub.Run(ctx) }()

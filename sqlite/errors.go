@@ -89,6 +89,10 @@ var internalUnique = map[string]bool{
 	"member_passwords.member_id":    true,
 	"message_deliveries.message_id": true,
 	"widget_sessions.token_hash":    true,
+	// The email channel's threads: written with ON CONFLICT DO NOTHING.
+	"email_chats.chat_id":                           true,
+	"email_chats.token_hash":                        true,
+	"email_messages.org_id, email_messages.mail_id": true,
 }
 
 // uniqueConflict is the 409 of a UNIQUE violation, naming the field when a client's input

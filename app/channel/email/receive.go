@@ -130,7 +130,7 @@ func (r *Receiver) store(ctx context.Context, in inbound) error {
 			}
 		}
 		m, st, err := s.AddInbound(tx, app.Inbound{OrgID: in.d.OrgID, ChatID: th.chatID, Text: in.p.Text,
-			Files: append(in.p.Files, app.InboundFile{Name: "message.eml", Mimetype: "message/rfc822", Data: in.raw, Hidden: true}),
+			Files:    append(in.p.Files, app.InboundFile{Name: "message.eml", Mimetype: "message/rfc822", Data: in.raw, Hidden: true}),
 			Metadata: map[string]any{"email": in.metadata()}, NoRun: in.noRun != ""})
 		if err != nil {
 			return err
@@ -166,13 +166,14 @@ func (r *Receiver) capped(tx Tx, orgID, contactID string, blocked bool) (string,
 
 // metadata is what the message records of its mail (OpenAPI: Message.metadata.email).
 func (in inbound) metadata() map[string]any {
+	domains := in.auth.DKIMDomains
+	if domains == nil {
+		domains = []string{}
+	}
 	md := map[string]any{"message_id": in.p.MessageID, "from": in.p.From.Address, "subject": in.p.Subject,
-		"source": in.env.Source, "dkim": in.auth.DKIM, "dkim_domains": in.auth.DKIMDomains, "spf": in.auth.SPF,
+		"source": in.env.Source, "dkim": in.auth.DKIM, "dkim_domains": domains, "spf": in.auth.SPF,
 		"dmarc": in.auth.DMARC, "dmarc_policy": in.auth.DMARCPolicy, "auto_reply": in.p.AutoReply,
 		"no_run": in.noRun, "mail_from": in.env.MailFrom}
-	if md["dkim_domains"] == nil {
-		md["dkim_domains"] = []string{}
-	}
 	return md
 }
 
@@ -213,4 +214,54 @@ func (r *Receiver) log() *slog.Logger {
 		return slog.Default()
 	}
 	return r.Log
+}
+
+// Recipient answers the integration an address reaches: an email integration's identity
+// address or its +tag form, or the reply+<token> address of one of its chats. Any other
+// address is not_found (SMTP 550: this server relays nothing).
+func (r *Receiver) Recipient(ctx context.Context, addr string) (app.Deployment, error) {
+	addr = strings.ToLower(strings.TrimSpace(addr))
+	local, domain, ok := strings.Cut(addr, "@")
+	if !ok || local == "" || domain == "" {
+		return app.Deployment{}, app.NotFound("recipient")
+	}
+	var d app.Deployment
+	err := read(r.Service, ctx, func(tx Tx) error {
+		id, err := r.recipientID(tx, local, domain)
+		if err != nil {
+			return err
+		}
+		d, err = tx.FindDeployment(id)
+		return err
+	})
+	if err == nil && d.IntegrationID != app.IntegrationEmail {
+		return app.Deployment{}, app.NotFound("recipient")
+	}
+	return d, err
+}
+
+func (r *Receiver) recipientID(tx Tx, local, domain string) (string, error) {
+	if token, ok := ReplyTokenOf(local + "@" + domain); ok {
+		orgID, chatID, err := tx.EmailChatOfToken(tokenHash(token))
+		if err != nil {
+			return "", err
+		}
+		c, err := tx.GetChatRow(orgID, chatID)
+		if err != nil {
+			return "", err
+		}
+		if c.State == nil || c.State.AssistantIntegrationID == nil {
+			return "", app.NotFound("recipient")
+		}
+		return *c.State.AssistantIntegrationID, nil
+	}
+	base, _, _ := strings.Cut(local, "+")
+	ids, err := tx.EmailDeploymentsOf(base + "@" + domain)
+	if err != nil {
+		return "", err
+	}
+	if len(ids) == 0 {
+		return "", app.NotFound("recipient")
+	}
+	return ids[0], nil
 }

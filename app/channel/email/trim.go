@@ -12,7 +12,7 @@ import (
 var (
 	// "On Mon, 5 Jan 2026 at 10:00, Ada <ada@example.com> wrote:" (Gmail, Apple Mail,
 	// Thunderbird), with the usual translations; Gmail may fold it over two lines.
-	quoteIntro = regexp.MustCompile(`(?i)^(on|le|am|el|il|op|em|den|på)\s.{4,300}(wrote|a écrit|schrieb|escribió|ha scritto|scritto|schreef|escreveu|skrev)\s*:?\s*$`)
+	quoteIntro = regexp.MustCompile(`(?i)^(on|le|am|el|il|op|em|den|på)\s.{4,300}(wrote|a écrit|schrieb|escribió|ha scritto|scritto|schreef|escreveu|skrev)(\s.{0,300})?\s*:\s*$|(?i)^on\s.{4,300}\swrote$`)
 	// Outlook's header block of the quoted mail ("From: ..." then "Sent:" or "Date:").
 	outlookFrom = regexp.MustCompile(`(?i)^\*?(from|von|de|da|van)\s*:\*?\s`)
 	outlookNext = regexp.MustCompile(`(?i)^\*?(sent|date|gesendet|envoyé|enviado|inviato|verzonden|to|an|à|para|a)\s*:\*?\s`)
@@ -73,69 +73,93 @@ func collapseBlank(s string) string {
 }
 
 // HTMLText turns an HTML mail into plain text: blocks become lines, links keep their text,
-// scripts, styles and the head go, and quoted parts (blockquote, Gmail's gmail_quote,
-// Outlook's divRplyFwdMsg, Yahoo's yahoo_quoted) become "> " lines for Trim to drop.
+// scripts, styles and the head go, blockquotes become "> " lines, and the quoted mail of
+// Gmail (gmail_quote), Outlook (divRplyFwdMsg) and Yahoo (yahoo_quoted) becomes a separator
+// line where Trim cuts.
 func HTMLText(src string) string {
 	doc, err := html.Parse(strings.NewReader(src))
 	if err != nil {
 		return ""
 	}
-	var b strings.Builder
-	var walk func(n *html.Node, quoted bool)
-	walk = func(n *html.Node, quoted bool) {
-		if n.Type == html.ElementNode {
-			switch n.Data {
-			case "script", "style", "head", "title", "template":
-				return
-			case "br":
-				newline(&b, quoted)
-				return
-			case "blockquote":
-				quoted = true
-			}
-			if quotedBlock(n) {
-				quoted = true
-			}
-		}
-		if n.Type == html.TextNode {
-			t := strings.Join(strings.Fields(n.Data), " ")
-			if t != "" {
-				if strings.HasSuffix(b.String(), "\n") || b.Len() == 0 {
-					if quoted {
-						b.WriteString("> ")
-					}
-				} else if !strings.HasSuffix(b.String(), " ") && startsWord(n.Data) {
-					b.WriteByte(' ')
-				}
-				b.WriteString(t)
-			}
-		}
-		block := n.Type == html.ElementNode && isBlock(n.Data)
-		if block {
-			newline(&b, quoted)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c, quoted)
-		}
-		if block {
-			newline(&b, quoted)
-		}
-	}
-	walk(doc, false)
-	return strings.TrimSpace(collapseBlank(b.String()))
+	h := htmlText{}
+	h.walk(doc, false)
+	return strings.TrimSpace(collapseBlank(h.b.String()))
 }
 
-func newline(b *strings.Builder, _ bool) {
-	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n\n") {
-		b.WriteByte('\n')
+// htmlText writes text as the walk meets it; space is a blank owed before the next word.
+type htmlText struct {
+	b     strings.Builder
+	space bool
+}
+
+func (h *htmlText) walk(n *html.Node, quoted bool) {
+	if n.Type == html.ElementNode {
+		switch {
+		case n.Data == "script" || n.Data == "style" || n.Data == "head" || n.Data == "title" || n.Data == "template":
+			return
+		case n.Data == "br":
+			h.newline()
+			return
+		case quotedBlock(n):
+			h.newline()
+			h.b.WriteString("-----Original Message-----\n")
+			return
+		case n.Data == "blockquote":
+			quoted = true
+		}
+	}
+	if n.Type == html.TextNode {
+		h.text(n.Data, quoted)
+	}
+	block := n.Type == html.ElementNode && isBlock(n.Data)
+	if block {
+		h.newline()
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		h.walk(c, quoted)
+	}
+	if block {
+		h.newline()
+	}
+}
+
+func (h *htmlText) text(raw string, quoted bool) {
+	t := strings.Join(strings.Fields(raw), " ")
+	if t == "" {
+		h.space = h.space || raw != ""
+		return
+	}
+	atLine := h.b.Len() == 0 || strings.HasSuffix(h.b.String(), "\n")
+	switch {
+	case atLine && quoted:
+		h.b.WriteString("> ")
+	case !atLine && (h.space || startsWord(raw)):
+		h.b.WriteByte(' ')
+	}
+	h.b.WriteString(t)
+	h.space = endsWord(raw)
+}
+
+func (h *htmlText) newline() {
+	h.space = false
+	if h.b.Len() > 0 && !strings.HasSuffix(h.b.String(), "\n\n") {
+		h.b.WriteByte('\n')
 	}
 }
 
 func startsWord(raw string) bool {
-	return raw != "" && (raw[0] == ' ' || raw[0] == '\n' || raw[0] == '\t')
+	return raw != "" && (raw[0] == ' ' || raw[0] == '\n' || raw[0] == '\t' || raw[0] == '\r')
+}
+
+func endsWord(raw string) bool {
+	c := raw[len(raw)-1]
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r'
 }
 
 func quotedBlock(n *html.Node) bool {
+	if n.Type != html.ElementNode {
+		return false
+	}
 	for _, a := range n.Attr {
 		if a.Key == "class" || a.Key == "id" {
 			for _, c := range []string{"gmail_quote", "divRplyFwdMsg", "yahoo_quoted", "moz-cite-prefix", "OutlookMessageHeader"} {

@@ -51,8 +51,9 @@ func (s *Service) NewChannel(tx Tx, orgID, contactID string, prof ChannelProfile
 	return ch, s.EmitStream(tx, orgID, "", StreamContactCreated, c)
 }
 
-// StartConversation opens a chat on a contact channel through an integration, titled title.
-func (s *Service) StartConversation(tx Tx, d Deployment, channelID, title string) (string, error) {
+// StartConversation opens a chat on a contact channel through an integration, titled title;
+// a widget's records the visitor's session on the contact's chat member.
+func (s *Service) StartConversation(tx Tx, d Deployment, channelID, title, sessionID string) (string, error) {
 	now := s.now()
 	chat := Chat{ID: NewID("chat"), OrgID: d.OrgID, Model: AutoModel, Visibility: "PRIVATE", Status: "COMPLETED",
 		CreatedAt: now, UpdatedAt: now, Tools: []Tool{}}
@@ -65,6 +66,11 @@ func (s *Service) StartConversation(tx Tx, d Deployment, channelID, title string
 	}
 	if err := tx.CreateChat(chat, ChatMember{}); err != nil {
 		return "", err
+	}
+	if sessionID != "" {
+		if err := tx.SetChatSession(chat.ID, channelID, sessionID); err != nil {
+			return "", err
+		}
 	}
 	created, err := tx.GetChat(chat.OrgID, chat.ID)
 	if err != nil {

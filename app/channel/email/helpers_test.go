@@ -132,10 +132,7 @@ func (m *mailEnv) signed(t *testing.T, l *letter) []byte {
 // send delivers raw over SMTP from 127.0.0.1 and answers the server's refusal, if any.
 func (m *mailEnv) send(t *testing.T, mailFrom string, to []string, raw []byte) error {
 	t.Helper()
-	c, err := smtp.Dial(m.smtpAddr())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := m.dial(t)
 	defer c.Close()
 	if err := c.Hello("mx.customer.test"); err != nil {
 		t.Fatal(err)
@@ -207,3 +204,31 @@ func (m *mailEnv) dkimValid(t *testing.T, raw []byte) {
 }
 
 func bracketed(id string) string { return "<" + id + ">" }
+
+// chatOf is the chat whose first mail has Message-ID id.
+func (m *mailEnv) chatOf(t *testing.T, id string) string {
+	t.Helper()
+	for _, c := range m.chats(t) {
+		if msgs := m.messages(t, c["id"].(string)); len(msgs) > 0 && emailMeta(t, msgs[0])["message_id"] == id {
+			return c["id"].(string)
+		}
+	}
+	t.Fatalf("no chat starts with mail %s", id)
+	return ""
+}
+
+// dial connects to the listener, waiting while the address's connection budget is still
+// held by connections the test closed (the server releases them when it sees the close).
+func (m *mailEnv) dial(t *testing.T) *smtp.Client {
+	t.Helper()
+	var c *smtp.Client
+	var err error
+	m.e.Eventually(5*time.Second, "a connection slot", func() bool {
+		c, err = smtp.Dial(m.smtpAddr())
+		return err == nil || !strings.Contains(err.Error(), "too many connections")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

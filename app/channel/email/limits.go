@@ -85,6 +85,22 @@ func (l *ipLimits) forgetIdle(now time.Time) {
 type limitedListener struct {
 	net.Listener
 	limits *ipLimits
+
+	mu   sync.Mutex
+	open map[*countedConn]bool
+}
+
+// closeAll ends every connection still open (a shutdown past its bound).
+func (l *limitedListener) closeAll() {
+	l.mu.Lock()
+	conns := make([]*countedConn, 0, len(l.open))
+	for c := range l.open {
+		conns = append(conns, c)
+	}
+	l.mu.Unlock()
+	for _, c := range conns {
+		c.Close()
+	}
 }
 
 func (l *limitedListener) Accept() (net.Conn, error) {
@@ -95,7 +111,20 @@ func (l *limitedListener) Accept() (net.Conn, error) {
 		}
 		ip := remoteIP(c.RemoteAddr()).String()
 		if l.limits.open(ip) {
-			return &countedConn{Conn: c, release: func() { l.limits.close(ip) }}, nil
+			cc := &countedConn{Conn: c}
+			cc.release = func() {
+				l.limits.close(ip)
+				l.mu.Lock()
+				delete(l.open, cc)
+				l.mu.Unlock()
+			}
+			l.mu.Lock()
+			if l.open == nil {
+				l.open = map[*countedConn]bool{}
+			}
+			l.open[cc] = true
+			l.mu.Unlock()
+			return cc, nil
 		}
 		c.SetWriteDeadline(time.Now().Add(time.Second))
 		c.Write([]byte("421 4.7.0 too many connections from your address\r\n"))

@@ -41,7 +41,7 @@ type Listener struct {
 	Log      *slog.Logger
 
 	srv    *smtp.Server
-	ln     net.Listener
+	ln     *limitedListener
 	limits *ipLimits
 }
 
@@ -102,7 +102,7 @@ func (l *Listener) Shutdown(ctx context.Context) error {
 	}
 	err := l.srv.Shutdown(ctx)
 	if err != nil {
-		l.srv.Close()
+		l.ln.closeAll() // go-smtp's Close does nothing once Shutdown began
 	}
 	return err
 }

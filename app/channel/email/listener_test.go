@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/emersion/go-smtp"
 
@@ -53,16 +54,18 @@ func TestEmailListenerRefuses(t *testing.T) {
 		t.Fatalf("oversize: %v, want 552", err)
 	}
 	// Announced with SIZE= at MAIL FROM, refused before any data.
-	c, err := smtp.Dial(m.smtpAddr())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := m.dial(t)
 	if err := c.Mail("ann@customer.test", &smtp.MailOptions{Size: 1 << 20}); smtpCode(err) != 552 {
 		t.Fatalf("MAIL SIZE=1MiB: %v, want 552", err)
 	}
 	c.Close()
 	// STARTTLS with the configured certificate: a mail over TLS is taken.
-	tc, err := smtp.DialStartTLS(m.smtpAddr(), &tls.Config{RootCAs: roots, ServerName: "127.0.0.1"})
+	var tc *smtp.Client
+	var err error
+	m.e.Eventually(5*time.Second, "a connection slot", func() bool {
+		tc, err = smtp.DialStartTLS(m.smtpAddr(), &tls.Config{RootCAs: roots, ServerName: "127.0.0.1"})
+		return err == nil || !strings.Contains(err.Error(), "too many connections")
+	})
 	if err != nil {
 		t.Fatalf("starttls: %v", err)
 	}
@@ -74,28 +77,6 @@ func TestEmailListenerRefuses(t *testing.T) {
 	if n := len(m.chats(t)); n != 2 {
 		t.Fatalf("%d chats after two mails", n)
 	}
-	// Connections: three open at once from 127.0.0.1, the fourth is told 421 at once.
-	var open []*smtp.Client
-	for i := 0; i < 3; i++ {
-		c, err := smtp.Dial(m.smtpAddr())
-		if err != nil {
-			t.Fatal(err)
-		}
-		open = append(open, c)
-	}
-	conn, err := net.Dial("tcp", m.smtpAddr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 64)
-	n, _ := conn.Read(buf)
-	conn.Close()
-	if !strings.HasPrefix(string(buf[:n]), "421 ") {
-		t.Fatalf("fourth connection: %q", buf[:n])
-	}
-	for _, c := range open {
-		c.Close()
-	}
 	// Messages: 8 a minute, counted at MAIL (the refused recipients and the big mail too).
 	var refused error
 	for i := 0; i < 6 && refused == nil; i++ {
@@ -105,6 +86,46 @@ func TestEmailListenerRefuses(t *testing.T) {
 	if smtpCode(refused) != 421 {
 		t.Fatalf("past the rate: %v, want 421", refused)
 	}
+	// Connections: three open at once from 127.0.0.1 (once the ones closed above are
+	// released), the fourth is told 421 at once.
+	var open []net.Conn
+	m.e.Eventually(5*time.Second, "three connections at once", func() bool {
+		for _, c := range open {
+			c.Close()
+		}
+		open = nil
+		for i := 0; i < 3; i++ {
+			c, err := net.Dial("tcp", m.smtpAddr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			open = append(open, c)
+			if !strings.HasPrefix(greeting(t, c), "220 ") {
+				return false
+			}
+		}
+		return true
+	})
+	conn, err := net.Dial("tcp", m.smtpAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := greeting(t, conn); !strings.HasPrefix(g, "421 ") {
+		t.Fatalf("fourth connection: %q", g)
+	}
+	conn.Close()
+	for _, c := range open {
+		c.Close()
+	}
+}
+
+// greeting reads the server's first line.
+func greeting(t *testing.T, c net.Conn) string {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 128)
+	n, _ := c.Read(buf)
+	return string(buf[:n])
 }
 
 // testCert writes httptest's certificate and key as PEM files and answers a pool trusting it.

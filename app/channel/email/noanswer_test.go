@@ -73,9 +73,8 @@ func TestEmailNoAutomaticAnswer(t *testing.T) {
 	m.mustSend(t, "pat@customer.test", []string{helpAddr}, m.signed(t, second))
 	e.Clock.Advance(time.Second)
 	e.WaitIdle()
-	last := m.chats(t)[0]
-	msgs := m.messages(t, last["id"].(string))
-	if em := emailMeta(t, msgs[0]); em["message_id"] != second.id || em["no_run"] != "reply_cap" || len(msgs) != 1 {
+	msgs := m.messages(t, m.chatOf(t, second.id))
+	if em := emailMeta(t, msgs[0]); em["no_run"] != "reply_cap" || len(msgs) != 1 {
 		t.Fatalf("capped mail %v (%d messages)", em, len(msgs))
 	}
 	// An hour later Pat may be answered again.

@@ -29,7 +29,7 @@ func (r *Receiver) thread(tx Tx, in inbound) (thread, error) {
 		return thread{}, err
 	}
 	s := r.Service
-	chatID, err := s.StartConversation(tx, in.d, ch.ID, in.p.Subject)
+	chatID, err := s.StartConversation(tx, in.d, ch.ID, in.p.Subject, "")
 	if err != nil {
 		return thread{}, err
 	}

@@ -132,6 +132,10 @@ type EmailConfig struct {
 	// answers per contact an hour (cli/emailchannel.go).
 	Inbound               EmailInboundConfig `mapstructure:"inbound"`
 	MaxAutoRepliesPerHour int                `mapstructure:"max_auto_replies_per_hour"`
+	// The IMAP poller of email integrations (cli/mailbox.go).
+	IMAPPoll           time.Duration `mapstructure:"imap_poll"`
+	IMAPMaxConnections int           `mapstructure:"imap_max_connections"`
+	IMAPTimeout        time.Duration `mapstructure:"imap_timeout"`
 }
 
 // OAuthConfig holds one provider per connection type.
@@ -295,6 +299,9 @@ func decodeConfig(v *viper.Viper) (Config, error) {
 
 func (c Config) validate() error {
 	if err := c.Channels.validate(); err != nil {
+		return err
+	}
+	if err := c.Email.validateMailbox(); err != nil {
 		return err
 	}
 	if c.DB.Path == "" {

@@ -19,6 +19,7 @@ import (
 	"wsapi/app/assist"
 	"wsapi/app/budget"
 	"wsapi/app/channel/email"
+	"wsapi/app/channel/email/mailbox"
 	"wsapi/app/delivery"
 	"wsapi/app/janitor"
 	"wsapi/app/knowledge"
@@ -47,6 +48,7 @@ type Runtime struct {
 	Hub        *stream.Hub
 	Runner     *assist.Runner
 	Delivery   *delivery.Worker
+	Mailbox    *mailbox.Poller // IMAP mailboxes of email integrations (cli/mailbox.go)
 	Metrics    *api.Metrics
 	// Streams is the budget of open event streams every streaming route acquires from
 	// (events.max_streams and the caps per key, member and IP).
@@ -168,7 +170,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	}
 	rt.Service = app.NewService(deps)
 	rt.SignIn = signin.New(rt.DB, deps.Clock)
-	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireKnowledge, rt.wireAssistants, rt.wireDelivery, rt.wireEmail} {
+	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireKnowledge, rt.wireAssistants, rt.wireDelivery, rt.wireEmail, rt.wireMailbox} {
 		if err := step(cfg, opt); err != nil {
 			return err
 		}
@@ -200,6 +202,7 @@ func (rt *Runtime) NudgeWorkers() {
 	rt.Knowledge.Nudge()
 	rt.Runner.Nudge()
 	rt.Delivery.Nudge()
+	rt.Mailbox.Nudge()
 }
 
 // WaitIdle waits until the webhook, e-mail, knowledge and run workers have nothing due,
@@ -268,8 +271,9 @@ func (rt *Runtime) Start() {
 	rt.stop = cancel
 	rt.stopped = make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(8)
+	wg.Add(9)
 	go func() { defer wg.Done(); rt.runInbound(ctx) }()
+	go func() { defer wg.Done(); rt.Mailbox.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Delivery.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Hub.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Knowledge.Run(ctx) }()

@@ -51,16 +51,14 @@ func (s *Service) ChannelMessage(ctx context.Context, in ChannelMessage) (m Mess
 		if err != nil {
 			return err
 		}
-		parts, files := s.channelParts(d.OrgID, chatID, in, now)
-		msg := MessageInput{Role: "user", Status: "COMPLETED", Messages: []Turn{{Role: "user", Parts: parts}}}
-		if m, stopped, err = s.addMessage(tx, d.OrgID, "", chatID, msg); err != nil {
-			return err
+		files := make([]InboundFile, len(in.Files))
+		for i, f := range in.Files {
+			files[i] = InboundFile{Name: f.Name, Mimetype: f.Mimetype, Data: f.Data}
 		}
-		for _, f := range files {
-			f.MessageID = m.ID
-			if err := tx.CreateFile(d.OrgID, f); err != nil {
-				return err
-			}
+		m, stopped, err = s.AddInbound(tx, Inbound{OrgID: d.OrgID, ChatID: chatID, Text: clip(strings.TrimSpace(in.Text), MaxChannelText),
+			Files: files})
+		if err != nil {
+			return err
 		}
 		return nil
 	})
@@ -68,21 +66,4 @@ func (s *Service) ChannelMessage(ctx context.Context, in ChannelMessage) (m Mess
 		s.abortRuns(stopped)
 	}
 	return m, fresh, err
-}
-
-// channelParts is the message's text part and one file part per file, stored with the chat.
-func (s *Service) channelParts(orgID, chatID string, in ChannelMessage, now Time) ([]Part, []ChatFile) {
-	parts := []Part{}
-	if text := strings.TrimSpace(in.Text); text != "" {
-		parts = append(parts, Part{Type: "text", Text: clip(text, MaxChannelText)})
-	}
-	files := make([]ChatFile, 0, len(in.Files))
-	for _, cf := range in.Files {
-		id := NewID("file")
-		f := ChatFile{ChatID: chatID, Data: cf.Data, Audio: Audio{ID: id, FileFilename: cf.Name, FilePath: "chats/" + chatID + "/" + id,
-			FileSize: int64(len(cf.Data)), FileMimetype: cf.Mimetype, FileURL: s.Links.ChatFile(orgID, chatID, id), CreatedAt: now}}
-		parts = append(parts, Part{Type: "file", Text: cf.Name, File: &f.Audio})
-		files = append(files, f)
-	}
-	return parts, files
 }

@@ -351,3 +351,27 @@ func (d Deployment) VerifyIdentity(userID, userHash string) bool {
 	mac.Write([]byte(userID))
 	return hmac.Equal(got, mac.Sum(nil))
 }
+
+// SetDeploymentStatus records what a channel's background work found of an integration (an
+// IMAP mailbox that cannot be reached: FAILED with why; reached again: ACTIVE). It writes only
+// a change, and never over an integration changed since seen was read: a PATCH that fixed the
+// password wins over the failure of the old one.
+func (s *Service) SetDeploymentStatus(ctx context.Context, seen Deployment, failure error) error {
+	status, why := DeploymentActive, (*string)(nil)
+	if failure != nil {
+		status, why = DeploymentFailed, new(failure.Error())
+	}
+	return s.Store.Write(ctx, func(tx Tx) error {
+		d, err := tx.GetDeployment(seen.OrgID, "", seen.ID)
+		if IsNotFound(err) || err == nil && (d.UpdatedAt != seen.UpdatedAt || d.Status == status && equalPtr(d.Error, why)) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		d.Status, d.Error, d.UpdatedAt = status, why, s.now()
+		return tx.UpdateDeployment(d)
+	})
+}
+
+func equalPtr(a, b *string) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }

@@ -87,6 +87,11 @@ type Message struct {
 	ChatID             string      `json:"chat_id"`
 	// Delivery is set on the replies the server delivers to the contact (messagedelivery.go).
 	Delivery *MessageDelivery `json:"delivery"`
+	// Metadata is what the channel recorded of a contact's message (an email's Message-ID,
+	// DKIM, SPF and DMARC results); absent otherwise.
+	Metadata map[string]any `json:"metadata,omitempty"`
+	// NoRun: the message asks no answer (a channel's auto-reply, a mail failing DMARC).
+	NoRun bool `json:"-"`
 
 	ChatMemberID string `json:"-"`
 	Text         string `json:"-"` // the text parts, for search
@@ -130,6 +135,9 @@ type MessageInput struct {
 	Usage              *Usage   `json:"usage"`
 	BroadcastID        *string  `json:"broadcast_id"`
 	IsBroadcastMessage bool     `json:"is_broadcast_message"`
+	// Set by channels only (AddInbound), never from a request.
+	Metadata map[string]any `json:"-"`
+	NoRun    bool           `json:"-"`
 }
 
 func (s *Service) validateMessage(ctx context.Context, in *MessageInput) error {
@@ -195,7 +203,8 @@ func (s *Service) addMessage(tx Tx, orgID, memberID, chatID string, in MessageIn
 	now := s.now()
 	m := Message{ID: NewID("msg"), ChatID: chatID, Role: in.Role, Model: in.Model, Status: in.Status, CreatedAt: now,
 		UpdatedAt: now, Messages: in.Messages, Tools: in.Tools, Features: in.Features, Error: in.Error,
-		BroadcastID: in.BroadcastID, IsBroadcastMessage: in.IsBroadcastMessage, Usage: in.Usage, Text: messageText(in.Messages)}
+		BroadcastID: in.BroadcastID, IsBroadcastMessage: in.IsBroadcastMessage, Usage: in.Usage, Text: messageText(in.Messages),
+		Metadata: in.Metadata, NoRun: in.NoRun}
 	if m.Model == "" {
 		m.Model = chat.Model
 	}
@@ -211,6 +220,9 @@ func (s *Service) addMessage(tx Tx, orgID, memberID, chatID string, in MessageIn
 	turn, err := s.beforeContactMessage(tx, &chat, m)
 	if err != nil {
 		return Message{}, nil, err
+	}
+	if m.NoRun {
+		turn.intro = "" // an auto-reply must not get the intro either: that is how mail loops start
 	}
 	bumpCounters(&chat, m, now)
 	if err := tx.UpdateChat(chat); err != nil {

@@ -109,7 +109,7 @@ func mayRun(c Chat) bool {
 // triggers tells whether a new message asks the assistant to answer: a contact's message,
 // or in a chat without a contact (the playground) a member's.
 func triggers(c Chat, m Message) bool {
-	if m.Status != "COMPLETED" || m.IsBroadcastMessage {
+	if m.Status != "COMPLETED" || m.IsBroadcastMessage || m.NoRun {
 		return false
 	}
 	if c.ContactID == "" {

@@ -156,16 +156,7 @@ func (s *Service) profileChannel(tx Tx, orgID string, prof ChannelProfile, unnam
 	if name == "" {
 		name = unnamed
 	}
-	c := Contact{ID: NewID("ct"), OrgID: orgID, Name: name, CreatedAt: now, UpdatedAt: now}
-	if err := tx.CreateContact(c); err != nil {
-		return Channel{}, err
-	}
-	ch := newChannel(orgID, c.ID, ChannelInput{ChannelProfile: prof}, now)
-	if err := tx.CreateChannel(orgID, ch); err != nil {
-		return Channel{}, err
-	}
-	c.Channels, c.Segments = []Channel{ch}, []Segment{}
-	return ch, s.EmitStream(tx, orgID, "", StreamContactCreated, c)
+	return s.NewChannel(tx, orgID, "", prof, name)
 }
 
 func clip(s string, n int) string {
@@ -270,26 +261,7 @@ func (s *Service) deploymentChatID(tx Tx, channelID string, d Deployment, sessio
 		}
 		return "", err
 	}
-	now := s.now()
-	chat := Chat{ID: NewID("chat"), OrgID: d.OrgID, Model: AutoModel, Visibility: "PRIVATE", Status: "COMPLETED",
-		CreatedAt: now, UpdatedAt: now, Tools: []Tool{}}
-	in := ChatInput{ContactChannelID: channelID, AssistantID: d.AssistantID, AssistantIntegrationID: d.ID}
-	if err := s.attachConversation(tx, &chat, in); err != nil {
-		return "", err
-	}
-	if err := tx.CreateChat(chat, ChatMember{}); err != nil {
-		return "", err
-	}
-	if sessionID != "" {
-		if err := tx.SetChatSession(chat.ID, channelID, sessionID); err != nil {
-			return "", err
-		}
-	}
-	created, err := tx.GetChat(chat.OrgID, chat.ID)
-	if err != nil {
-		return "", err
-	}
-	return chat.ID, s.EmitStream(tx, chat.OrgID, chat.ID, StreamChatCreated, created)
+	return s.StartConversation(tx, d, channelID, "", sessionID)
 }
 
 // LatestMessages answers a chat's last n messages, oldest first.
@@ -329,16 +301,9 @@ func (s *Service) VisitorFile(ctx context.Context, v Visitor, name, mimetype str
 		if err != nil {
 			return err
 		}
-		id := NewID("file")
-		f := ChatFile{ChatID: chatID, Data: data, Audio: Audio{ID: id, FileFilename: name, FilePath: "chats/" + chatID + "/" + id,
-			FileSize: int64(len(data)), FileMimetype: mimetype, FileURL: s.Links.ChatFile(v.Session.OrgID, chatID, id), CreatedAt: s.now()}}
-		in := MessageInput{Role: "user", Status: "COMPLETED",
-			Messages: []Turn{{Role: "user", Parts: []Part{{Type: "file", Text: name, File: &f.Audio}}}}}
-		if m, stopped, err = s.addMessage(tx, v.Session.OrgID, "", chatID, in); err != nil {
-			return err
-		}
-		f.MessageID = m.ID
-		return tx.CreateFile(v.Session.OrgID, f)
+		m, stopped, err = s.AddInbound(tx, Inbound{OrgID: v.Session.OrgID, ChatID: chatID,
+			Files: []InboundFile{{Name: name, Mimetype: mimetype, Data: data}}})
+		return err
 	})
 	if err == nil {
 		s.abortRuns(stopped)

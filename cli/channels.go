@@ -145,7 +145,7 @@ func (c channelSet) add(typ string, conn any) {
 }
 
 // newChannels makes the connectors. The widget and custom need no set-up check; a type with
-// no connector here (email until its own lands) is saved FAILED, "not available on this
+// no connector here is saved FAILED, "not available on this
 // server yet", and GET /metadata does not offer it.
 func newChannels(cfg Config, store app.Store) channelSet {
 	c := channelSet{connectors: map[string]app.Connector{}, inbound: map[string]channel.Inbound{},

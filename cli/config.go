@@ -128,6 +128,14 @@ type EmailConfig struct {
 	Tick    time.Duration `mapstructure:"tick"`
 	// MaxInFlightPerOrg caps one organization's messages in flight; 0: three quarters of the workers.
 	MaxInFlightPerOrg int `mapstructure:"max_in_flight_per_org"`
+	// Inbound is the email channel's SMTP listener; MaxAutoRepliesPerHour the assistant's
+	// answers per contact an hour (cli/emailchannel.go).
+	Inbound               EmailInboundConfig `mapstructure:"inbound"`
+	MaxAutoRepliesPerHour int                `mapstructure:"max_auto_replies_per_hour"`
+	// The IMAP poller of email integrations (cli/mailbox.go).
+	IMAPPoll           time.Duration `mapstructure:"imap_poll"`
+	IMAPMaxConnections int           `mapstructure:"imap_max_connections"`
+	IMAPTimeout        time.Duration `mapstructure:"imap_timeout"`
 }
 
 // OAuthConfig holds one provider per connection type.
@@ -293,6 +301,9 @@ func (c Config) validate() error {
 	if err := c.Channels.validate(); err != nil {
 		return err
 	}
+	if err := c.Email.validateMailbox(); err != nil {
+		return err
+	}
 	if c.DB.Path == "" {
 		return fmt.Errorf("config: db.path is empty")
 	}
@@ -340,6 +351,9 @@ func (c Config) validate() error {
 	}
 	if c.Email.Workers < 1 || c.Email.Tick <= 0 {
 		return fmt.Errorf("config: email.workers and email.tick must be positive")
+	}
+	if err := c.Email.validateChannel(); err != nil {
+		return err
 	}
 	if err := c.Assistants.validate(); err != nil {
 		return err

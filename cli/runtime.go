@@ -18,6 +18,8 @@ import (
 	"wsapi/app/api"
 	"wsapi/app/assist"
 	"wsapi/app/budget"
+	"wsapi/app/channel/email"
+	"wsapi/app/channel/email/mailbox"
 	"wsapi/app/channel/inbound"
 	"wsapi/app/channel/typing"
 	"wsapi/app/delivery"
@@ -49,6 +51,7 @@ type Runtime struct {
 	Runner     *assist.Runner
 	Delivery   *delivery.Worker
 	Inbound    *inbound.Worker
+	Mailbox    *mailbox.Poller // IMAP mailboxes of email integrations (cli/mailbox.go)
 	Metrics    *api.Metrics
 	// Streams is the budget of open event streams every streaming route acquires from
 	// (events.max_streams and the caps per key, member and IP).
@@ -56,6 +59,10 @@ type Runtime struct {
 	// SignIn holds the web app's sign-in rules; Web is the web app at /app/.
 	SignIn *signin.Service
 	Web    *web.Server
+	// Email takes inbound mail into chats (the SMTP listener's and the IMAP poller's);
+	// SMTP is the listener, nil unless email.inbound.addr is set and Start ran.
+	Email *email.Receiver
+	SMTP  *email.Listener
 
 	ready atomic.Bool // /readyz: started and not draining
 
@@ -171,7 +178,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	}
 	rt.Service = app.NewService(deps)
 	rt.SignIn = signin.New(rt.DB, deps.Clock)
-	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireKnowledge, rt.wireAssistants, rt.wireDelivery} {
+	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireKnowledge, rt.wireAssistants, rt.wireDelivery, rt.wireEmail, rt.wireMailbox} {
 		if err := step(cfg, opt); err != nil {
 			return err
 		}
@@ -207,6 +214,7 @@ func (rt *Runtime) NudgeWorkers() {
 	rt.Runner.Nudge()
 	rt.Delivery.Nudge()
 	rt.Inbound.Nudge()
+	rt.Mailbox.Nudge()
 }
 
 // WaitIdle waits until the webhook, e-mail, knowledge and run workers have nothing due,
@@ -284,7 +292,9 @@ func (rt *Runtime) Start() {
 	rt.stop = cancel
 	rt.stopped = make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(8)
+	wg.Add(10)
+	go func() { defer wg.Done(); rt.runSMTP(ctx) }()
+	go func() { defer wg.Done(); rt.Mailbox.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Delivery.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Inbound.Run(ctx) }()
 	go func() { defer wg.Done(); rt.Hub.Run(ctx) }()

@@ -71,6 +71,10 @@ func (e *env) serve(ctx context.Context, ready func(addr string)) error {
 	if err != nil {
 		return err
 	}
+	if err := rt.OpenInbound(); err != nil { // a taken SMTP port fails the start too
+		ln.Close()
+		return err
+	}
 	if err := e.bootstrap(ctx, rt, ln.Addr().String()); err != nil {
 		ln.Close()
 		return err

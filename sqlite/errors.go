@@ -91,6 +91,12 @@ var internalUnique = map[string]bool{
 	"widget_sessions.token_hash":    true,
 	// Written with ON CONFLICT DO NOTHING (a provider's update sent again).
 	"channel_seen.asi_id, channel_seen.external_id": true,
+	// The email channel's threads: written with ON CONFLICT DO NOTHING.
+	"email_chats.chat_id":                           true,
+	"email_chats.token_hash":                        true,
+	"email_messages.org_id, email_messages.mail_id": true,
+	// The IMAP poller's cursor: one row per integration, an upsert.
+	"mailbox_cursors.asi_id": true,
 }
 
 // uniqueConflict is the 409 of a UNIQUE violation, naming the field when a client's input

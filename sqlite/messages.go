@@ -9,14 +9,14 @@ import (
 )
 
 const messageColumns = `seq, id, chat_id, role, model, status, messages, tools, features, chat_member_id, error,
-	broadcast_id, is_broadcast_message, usage, text, created_at, updated_at, delivery`
+	broadcast_id, is_broadcast_message, usage, text, created_at, updated_at, delivery, metadata`
 
 func scanMessage(r rowScanner) (app.Message, error) {
 	var m app.Message
 	var turns, tools, features string
-	var member, usage, delivery sql.NullString
+	var member, usage, delivery, metadata sql.NullString
 	err := r.Scan(&m.Seq, &m.ID, &m.ChatID, &m.Role, &m.Model, &m.Status, &turns, &tools, &features, &member, &m.Error,
-		&m.BroadcastID, &m.IsBroadcastMessage, &usage, &m.Text, &m.CreatedAt, &m.UpdatedAt, &delivery)
+		&m.BroadcastID, &m.IsBroadcastMessage, &usage, &m.Text, &m.CreatedAt, &m.UpdatedAt, &delivery, &metadata)
 	if err != nil {
 		return m, err
 	}
@@ -41,11 +41,23 @@ func scanMessage(r rowScanner) (app.Message, error) {
 			return m, fmt.Errorf("sqlite: message delivery: %w", err)
 		}
 	}
+	if metadata.Valid {
+		if err := json.Unmarshal([]byte(metadata.String), &m.Metadata); err != nil {
+			return m, fmt.Errorf("sqlite: message metadata: %w", err)
+		}
+	}
 	if m.Tools == nil {
 		m.Tools = []app.Tool{}
 	}
 	m.Reactions = []app.Reaction{}
 	return m, nil
+}
+
+func metadataText(md map[string]any) any {
+	if md == nil {
+		return nil
+	}
+	return jsonText(md)
 }
 
 func usageText(u *app.Usage) any {
@@ -64,10 +76,10 @@ func (t *Tx) CreateMessage(orgID string, m app.Message) error {
 		m.Tools = []app.Tool{}
 	}
 	_, err := t.exec(`INSERT INTO chat_messages (id, org_id, chat_id, role, model, status, messages, tools, features,
-		chat_member_id, error, broadcast_id, is_broadcast_message, usage, text, created_at, updated_at)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, m.ID, orgID, m.ChatID, m.Role, m.Model, m.Status,
+		chat_member_id, error, broadcast_id, is_broadcast_message, usage, text, created_at, updated_at, metadata)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, m.ID, orgID, m.ChatID, m.Role, m.Model, m.Status,
 		jsonText(m.Messages), jsonText(m.Tools), jsonText(m.Features), nullable(m.ChatMemberID), m.Error,
-		m.BroadcastID, m.IsBroadcastMessage, usageText(m.Usage), m.Text, m.CreatedAt, m.UpdatedAt)
+		m.BroadcastID, m.IsBroadcastMessage, usageText(m.Usage), m.Text, m.CreatedAt, m.UpdatedAt, metadataText(m.Metadata))
 	if err != nil {
 		return err
 	}

@@ -176,8 +176,7 @@ func TestAssistantIntegrationConfigRules(t *testing.T) {
 }
 
 // TestMetadataOffersOnlyConnectableChannels: /metadata lists the assistant integration types
-// this server can connect (the widget, custom and the channels whose connectors it has, not
-// email yet), and marks every provider of the integration_id set available or not yet.
+// this server can connect (the widget, custom and the channels whose connectors it has), and marks every provider of the integration_id set available or not yet.
 func TestMetadataOffersOnlyConnectableChannels(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
@@ -196,7 +195,7 @@ func TestMetadataOffersOnlyConnectableChannels(t *testing.T) {
 		}
 	}
 	if !slices.Contains(got, "whatsapp") || !slices.Contains(got, "internal") || !slices.Contains(got, "custom") ||
-		slices.Contains(got, "email") || slices.Contains(got, "messenger") || !slices.Contains(got, "telegram") {
+		!slices.Contains(got, "email") || slices.Contains(got, "messenger") || !slices.Contains(got, "telegram") {
 		t.Fatalf("assistant_integration_id %v", got)
 	}
 	available := map[string]bool{}
@@ -206,7 +205,7 @@ func TestMetadataOffersOnlyConnectableChannels(t *testing.T) {
 		}
 		available[o.Value] = *o.Available
 	}
-	for v, want := range map[string]bool{"internal": true, "custom": true, "whatsapp": true, "telegram": true, "email": false,
+	for v, want := range map[string]bool{"internal": true, "custom": true, "whatsapp": true, "telegram": true, "email": true,
 		"messenger": false, "instagram": false, "sms": false, "slack": false} {
 		if available[v] != want {
 			t.Errorf("integration_id %s available %v, want %v", v, available[v], want)

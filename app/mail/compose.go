@@ -100,14 +100,20 @@ func dkimKey(pemText string) (*rsa.PrivateKey, error) {
 }
 
 func sign(raw []byte, e app.OutboundEmail) ([]byte, error) {
-	key, err := dkimKey(e.DKIMKeyPEM)
+	return Sign(raw, e.DKIMDomain, e.DKIMSelector, e.DKIMKeyPEM, signedHeaders)
+}
+
+// Sign adds a DKIM signature (relaxed/relaxed, rsa-sha256) of a domain's key over headers to
+// a composed message: the broadcasts' and the email channel's mail alike.
+func Sign(raw []byte, domain, selector, keyPEM string, headers []string) ([]byte, error) {
+	key, err := dkimKey(keyPEM)
 	if err != nil {
 		return nil, err
 	}
 	var signed bytes.Buffer
-	opts := &dkim.SignOptions{Domain: e.DKIMDomain, Selector: e.DKIMSelector, Signer: key,
+	opts := &dkim.SignOptions{Domain: domain, Selector: selector, Signer: key,
 		HeaderCanonicalization: dkim.CanonicalizationRelaxed, BodyCanonicalization: dkim.CanonicalizationRelaxed,
-		HeaderKeys: signedHeaders}
+		HeaderKeys: headers}
 	if err := dkim.Sign(&signed, bytes.NewReader(raw), opts); err != nil {
 		return nil, fmt.Errorf("mail: dkim sign: %w", err)
 	}

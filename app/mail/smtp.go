@@ -101,13 +101,19 @@ func (m *Mailer) Send(ctx context.Context, e app.OutboundEmail) error {
 	if err != nil {
 		return err
 	}
+	return m.SendRaw(ctx, e.FromEmail, []string{e.To}, raw)
+}
+
+// SendRaw sends a message composed and signed already (the email channel's replies). A
+// refusal of the relay wraps its *smtp.SMTPError, whose code tells a permanent one (5xx).
+func (m *Mailer) SendRaw(_ context.Context, from string, to []string, raw []byte) error {
 	c, err := m.client()
 	if err != nil {
 		return err
 	}
-	if err := c.SendMail(e.FromEmail, []string{e.To}, bytes.NewReader(raw)); err != nil {
+	if err := c.SendMail(from, to, bytes.NewReader(raw)); err != nil {
 		c.Close()
-		return fmt.Errorf("mail: send to %s: %w", e.To, err)
+		return fmt.Errorf("mail: send to %s: %w", strings.Join(to, ", "), err)
 	}
 	select {
 	case m.idle <- c:

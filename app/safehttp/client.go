@@ -40,30 +40,13 @@ type Options struct {
 // address actually connected, so DNS rebinding cannot reach an internal service. It ignores
 // proxies from the environment and follows no redirects unless asked (each hop checked).
 func NewClient(o Options) (*http.Client, error) {
-	roots, err := x509.SystemCertPool()
-	if err != nil || roots == nil {
-		roots = x509.NewCertPool()
-	}
-	if o.CAFile != "" {
-		pem, err := os.ReadFile(o.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("safehttp: ca_file: %w", err)
-		}
-		if !roots.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("safehttp: ca_file %s holds no PEM certificate", o.CAFile)
-		}
-	}
-	dialer := &net.Dialer{Timeout: o.Timeout, KeepAlive: 30 * time.Second}
-	if !o.AllowPrivate {
-		dialer.Control = guardControl
-	}
-	var resolver app.Resolver = net.DefaultResolver
-	if o.Resolver != nil {
-		resolver = o.Resolver
+	dial, roots, err := Dialer(o)
+	if err != nil {
+		return nil, err
 	}
 	transport := &http.Transport{
 		Proxy:                 nil,
-		DialContext:           resolvingDial(dialer, resolver),
+		DialContext:           dial,
 		TLSClientConfig:       &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
 		TLSHandshakeTimeout:   o.Timeout,
 		ResponseHeaderTimeout: o.Timeout,
@@ -85,6 +68,33 @@ func NewClient(o Options) (*http.Client, error) {
 		}
 	}
 	return client, nil
+}
+
+// Dialer is the guarded dialer alone, with the TLS roots (the system's and CAFile), for the
+// protocols other than HTTP that reach a tenant's host: an email integration's IMAP mailbox.
+func Dialer(o Options) (func(ctx context.Context, network, addr string) (net.Conn, error), *x509.CertPool, error) {
+	roots, err := x509.SystemCertPool()
+	if err != nil || roots == nil {
+		roots = x509.NewCertPool()
+	}
+	if o.CAFile != "" {
+		pem, err := os.ReadFile(o.CAFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("safehttp: ca_file: %w", err)
+		}
+		if !roots.AppendCertsFromPEM(pem) {
+			return nil, nil, fmt.Errorf("safehttp: ca_file %s holds no PEM certificate", o.CAFile)
+		}
+	}
+	dialer := &net.Dialer{Timeout: o.Timeout, KeepAlive: 30 * time.Second}
+	if !o.AllowPrivate {
+		dialer.Control = guardControl
+	}
+	var resolver app.Resolver = net.DefaultResolver
+	if o.Resolver != nil {
+		resolver = o.Resolver
+	}
+	return resolvingDial(dialer, resolver), roots, nil
 }
 
 // guardControl runs on every socket just before connect, with the literal address.

@@ -1,0 +1,11 @@
+// Package email is the email channel (DESIGN.md, "Channels", Email; docs/channels.md):
+// Receiver takes one raw RFC 5322 message for an email integration (from the SMTP listener
+// here, or the IMAP poller of package mailbox), parses it with go-message (charsets, HTML to
+// text, quoted replies and signatures trimmed, attachments to chat files, the raw message kept),
+// checks DKIM, SPF and DMARC, threads it into a chat (Message-ID references, reply+<token>
+// addresses, the sender checked against the chat's contact) and starts the assistant's run
+// unless the mail is an auto-reply, fails DMARC or the contact had its hourly share of
+// answers; DSNs feed the suppression list. Listener is the inbound SMTP server (go-smtp),
+// Sender the delivery worker's outbound connector (threaded, DKIM-signed through app/mail),
+// Connector the integration's set-up check.
+package email

@@ -1,0 +1,45 @@
+package mailbox_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"wsapi/app"
+	"wsapi/app/apitest"
+)
+
+// TestMailboxImportsTheCorpus: every mail of the email corpus, appended to a mailbox, goes
+// through the poller and the email channel's receiver without stopping the mailbox: each
+// mail with a sender becomes a contact's message, the mail without one is skipped, and the
+// two bounces suppress their recipients instead of opening chats.
+func TestMailboxImportsTheCorpus(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("../testdata/corpus/*.eml")
+	if err != nil || len(files) < 30 {
+		t.Fatalf("corpus: %d files (%v)", len(files), err)
+	}
+	b := newBox(t, true, apitest.NoRuns)
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.imap.Append(t, "INBOX", raw)
+	}
+	d := b.integration(t, "right-password")
+	b.tick()
+	want := len(files) - 3 // missing_from, dsn_postfix, dsn_exchange
+	b.e.Eventually(wait, "the corpus to be imported", func() bool { return len(b.texts(t, d.ID)) == want })
+	var sups []app.Suppression
+	b.e.Do("GET", "/orgs/c/suppressions", b.e.AdminKey, nil).Expect(200).JSON(&sups)
+	got := map[string]bool{}
+	for _, s := range sups {
+		got[s.Email] = true
+	}
+	if len(sups) != 2 || !got["nobody@gone.example.net"] || !got["former.employee@contoso.com"] {
+		t.Fatalf("suppressions %+v", sups)
+	}
+	b.imap.Append(t, "INBOX", mail("Ada <ada@example.org>", "After", "after@example.org", "after the corpus"))
+	b.e.Eventually(wait, "the next mail", func() bool { return len(b.texts(t, d.ID)) == want+1 })
+}

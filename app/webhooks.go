@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"wsapi/app/netguard"
 )
 
 // Webhook is a customer's endpoint. Secret is the full signing secret inside the service;
@@ -126,17 +128,17 @@ func (s *Service) CheckTargetURL(ctx context.Context, raw string) string {
 }
 
 func (s *Service) checkHost(ctx context.Context, host string) string {
-	if IsLocalhostName(host) {
+	if netguard.IsLocalhostName(host) {
 		return "must not point to localhost"
 	}
 	if a, err := netip.ParseAddr(host); err == nil {
-		if class := ForbiddenAddr(a); class != "" {
+		if class := netguard.ForbiddenAddr(a); class != "" {
 			return "must not point to " + article(class) + " address"
 		}
 		return ""
 	}
-	if a, ok, canonical := ParseLooseIPv4(host); ok {
-		if class := ForbiddenAddr(a); class != "" {
+	if a, ok, canonical := netguard.ParseLooseIPv4(host); ok {
+		if class := netguard.ForbiddenAddr(a); class != "" {
 			return "must not point to " + article(class) + " address"
 		}
 		if !canonical {
@@ -158,7 +160,7 @@ func (s *Service) checkResolved(ctx context.Context, host string) string {
 		return "host " + host + " does not resolve"
 	}
 	for _, a := range addrs {
-		if class := ForbiddenAddr(a); class != "" {
+		if class := netguard.ForbiddenAddr(a); class != "" {
 			return "host resolves to " + article(class) + " address (" + a.String() + ")"
 		}
 	}

@@ -81,7 +81,7 @@ func (s *Service) ResolveActionFields(ctx context.Context, c Caller, in FieldsIn
 		return FieldsResult{}, err
 	}
 	fields := mergeFields(base, in.Definitions)
-	err := s.Store.Read(ctx, func(tx Tx) error {
+	err := s.d.Store.Read(ctx, func(tx Tx) error {
 		if in.ConnectionID != "" {
 			if _, err := tx.GetConnection(c.OrgID, in.ConnectionID); err != nil {
 				return err

@@ -73,7 +73,7 @@ func (s *Service) CreateConnection(ctx context.Context, orgID string, in Connect
 		c.Secrets = map[string]string{}
 	}
 	c.SecretKeys = secretKeys(c.Secrets)
-	err := s.Store.Write(ctx, func(tx Tx) error { return tx.CreateConnection(c) })
+	err := s.d.Store.Write(ctx, func(tx Tx) error { return tx.CreateConnection(c) })
 	return c, err
 }
 
@@ -88,7 +88,7 @@ func secretKeys(m map[string]string) []string {
 
 // GetConnection reads a connection (secret names only).
 func (s *Service) GetConnection(ctx context.Context, orgID, id string) (Connection, error) {
-	return readOne(ctx, s.Store, func(tx Tx) (Connection, error) { return tx.GetConnection(orgID, id) })
+	return readOne(ctx, s.d.Store, func(tx Tx) (Connection, error) { return tx.GetConnection(orgID, id) })
 }
 
 // ListConnections lists connections by name, optionally of one type.
@@ -96,10 +96,10 @@ func (s *Service) ListConnections(ctx context.Context, orgID, typ string, pg Pag
 	if typ != "" && !slices.Contains(ConnectionTypes, typ) {
 		return l, Invalid("type", "must be one of "+strings.Join(ConnectionTypes, ", "))
 	}
-	return readPage(ctx, s.Store, func(tx Tx) ([]Connection, int, error) { return tx.ListConnections(orgID, typ, pg) })
+	return readPage(ctx, s.d.Store, func(tx Tx) ([]Connection, int, error) { return tx.ListConnections(orgID, typ, pg) })
 }
 
 // DeleteConnection removes a connection.
 func (s *Service) DeleteConnection(ctx context.Context, orgID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteConnection(orgID, id) })
+	return s.d.Store.Write(ctx, func(tx Tx) error { return tx.DeleteConnection(orgID, id) })
 }

@@ -114,7 +114,7 @@ func (s *Service) CreateDeployment(ctx context.Context, orgID, assistantID strin
 	}
 	s.verifyDeployment(ctx, &d)
 	d.SecretKeys = secretKeys(d.Secrets)
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	err := s.d.Store.Write(ctx, func(tx Tx) error {
 		if err := liveAssistant(tx, orgID, assistantID); err != nil {
 			return err
 		}
@@ -136,7 +136,7 @@ func (s *Service) verifyDeployment(ctx context.Context, d *Deployment) {
 		d.Status, d.Error = DeploymentActive, nil
 		return
 	}
-	c := s.Connectors[d.IntegrationID]
+	c := s.d.Connectors[d.IntegrationID]
 	if c == nil {
 		why := d.IntegrationID + " is not available on this server yet: its connector is not part of this build"
 		d.Status, d.Error = DeploymentFailed, &why
@@ -167,8 +167,8 @@ func checkDeploymentRefs(tx Tx, d Deployment) error {
 // shown is d as answered: the widget's snippet, never a secret but the one just made.
 func (s *Service) shown(d Deployment) Deployment {
 	d.Secrets = nil
-	if d.IntegrationID == IntegrationInternal && s.Links != nil {
-		d.Snippet = WidgetSnippet(s.Links.WidgetScript(), d.ID)
+	if d.IntegrationID == IntegrationInternal && s.d.Links != nil {
+		d.Snippet = WidgetSnippet(s.d.Links.WidgetScript(), d.ID)
 	}
 	return d
 }
@@ -180,13 +180,13 @@ func WidgetSnippet(script, id string) string {
 
 // GetDeployment reads an assistant integration (secret names only).
 func (s *Service) GetDeployment(ctx context.Context, orgID, assistantID, id string) (Deployment, error) {
-	d, err := readOne(ctx, s.Store, func(tx Tx) (Deployment, error) { return tx.GetDeployment(orgID, assistantID, id) })
+	d, err := readOne(ctx, s.d.Store, func(tx Tx) (Deployment, error) { return tx.GetDeployment(orgID, assistantID, id) })
 	return s.shown(d), err
 }
 
 // ListDeployments lists an assistant's integrations, oldest first.
 func (s *Service) ListDeployments(ctx context.Context, orgID, assistantID string, pg Page) (List[Deployment], error) {
-	l, err := readPage(ctx, s.Store, func(tx Tx) ([]Deployment, int, error) {
+	l, err := readPage(ctx, s.d.Store, func(tx Tx) ([]Deployment, int, error) {
 		if err := liveAssistant(tx, orgID, assistantID); err != nil {
 			return nil, 0, err
 		}
@@ -207,7 +207,7 @@ func (s *Service) UpdateDeployment(ctx context.Context, orgID, assistantID, id s
 	if err := p.Err(); err != nil {
 		return d, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if d, err = tx.GetDeployment(orgID, assistantID, id); err != nil {
 			return err
 		}
@@ -260,7 +260,7 @@ func patchDeployment(d *Deployment, in DeploymentPatch) error {
 // RotateDeploymentKey gives a widget a new secret_key, answered this once: identities signed
 // with the old one are refused from now on.
 func (s *Service) RotateDeploymentKey(ctx context.Context, orgID, assistantID, id string) (d Deployment, err error) {
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if d, err = tx.GetDeployment(orgID, assistantID, id); err != nil {
 			return err
 		}
@@ -280,12 +280,12 @@ func (s *Service) RotateDeploymentKey(ctx context.Context, orgID, assistantID, i
 // DeleteDeployment removes an assistant integration: its inbound is refused from then on
 // (the widget answers 404); its chats stay in the inbox.
 func (s *Service) DeleteDeployment(ctx context.Context, orgID, assistantID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteDeployment(orgID, assistantID, id) })
+	return s.d.Store.Write(ctx, func(tx Tx) error { return tx.DeleteDeployment(orgID, assistantID, id) })
 }
 
 // WidgetKeyCurrent tells whether key is still the widget's secret_key (constant time).
 func (s *Service) WidgetKeyCurrent(ctx context.Context, orgID, id, key string) (bool, error) {
-	d, err := readOne(ctx, s.Store, func(tx Tx) (Deployment, error) { return tx.GetDeployment(orgID, "", id) })
+	d, err := readOne(ctx, s.d.Store, func(tx Tx) (Deployment, error) { return tx.GetDeployment(orgID, "", id) })
 	if IsNotFound(err) {
 		return false, nil
 	}

@@ -22,7 +22,7 @@ func (s *Service) anyDue(ctx context.Context, room ClaimRoom, look func(Tx) (boo
 	if !room.LookFirst {
 		return true, nil
 	}
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		due, err = look(tx)
 		return err
 	})

@@ -90,7 +90,7 @@ func (s *Service) Metadata(lang string) (Metadata, error) {
 	}
 	var types []string
 	for _, t := range DeploymentTypes {
-		if t == IntegrationInternal || t == IntegrationCustom || s.Connectors[t] != nil {
+		if t == IntegrationInternal || t == IntegrationCustom || s.d.Connectors[t] != nil {
 			types = append(types, t)
 		}
 	}

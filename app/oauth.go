@@ -106,7 +106,7 @@ func (s *Service) oauthProvider(p Problems, typ string, subdomain *string) (OAut
 		p.Add("type", "must be one of "+strings.Join(ConnectionTypes, ", "))
 		return OAuthProvider{}, false
 	}
-	prov, ok := s.OAuth[typ]
+	prov, ok := s.d.OAuth[typ]
 	if !ok {
 		p.Add("type", "no OAuth provider is configured for "+typ+" (oauth.providers."+typ+")")
 		return OAuthProvider{}, false
@@ -126,7 +126,7 @@ func (s *Service) AuthorizeOAuth(ctx context.Context, c Caller, in OAuthAuthoriz
 	if err := p.Err(); err != nil || !ok {
 		return OAuthAuthorization{}, p.Err()
 	}
-	state := s.Tokens.Sign("oauth", c.OrgID+"|"+in.Type+"|"+strconv.FormatInt(s.Clock.Now().Unix(), 10)+"|"+RandomBase62(12))
+	state := s.d.Tokens.Sign("oauth", c.OrgID+"|"+in.Type+"|"+strconv.FormatInt(s.d.Clock.Now().Unix(), 10)+"|"+RandomBase62(12))
 	q := url.Values{"response_type": {"code"}, "client_id": {prov.ClientID}, "redirect_uri": {in.RedirectURL},
 		"state": {state}}
 	if len(prov.Scopes) > 0 {
@@ -166,18 +166,18 @@ func (s *Service) ValidateOAuth(ctx context.Context, c Caller, in OAuthValidateI
 	}
 	redirect := *u
 	redirect.RawQuery, redirect.Fragment = "", ""
-	tok, user, err := s.OAuthClient.Exchange(ctx, prov, redirect.String(), q.Get("code"))
+	tok, user, err := s.d.OAuthClient.Exchange(ctx, prov, redirect.String(), q.Get("code"))
 	if err != nil {
 		return OAuthResult{}, Invalid("validation_url", "the provider refused the code: "+err.Error())
 	}
-	return oauthResult(tok, user, prov, optionalText(in.Subdomain), s.Clock.Now()), nil
+	return oauthResult(tok, user, prov, optionalText(in.Subdomain), s.d.Clock.Now()), nil
 }
 
 // spendState checks that a state was issued by this server for this organization and type
 // within the hour, and spends it: a state answers one validation, whatever its outcome at the
 // provider, so a leaked redirect URL cannot be replayed.
 func (s *Service) spendState(ctx context.Context, state, orgID, typ string) error {
-	payload, ok := s.Tokens.Verify("oauth", state)
+	payload, ok := s.d.Tokens.Verify("oauth", state)
 	parts := strings.Split(payload, "|")
 	var issued int64
 	var err error
@@ -185,10 +185,10 @@ func (s *Service) spendState(ctx context.Context, state, orgID, typ string) erro
 		issued, err = strconv.ParseInt(parts[2], 10, 64)
 	}
 	expires := time.Unix(issued, 0).Add(stateLifetime)
-	if !ok || len(parts) != 4 || parts[0] != orgID || parts[1] != typ || err != nil || s.Clock.Now().After(expires) {
+	if !ok || len(parts) != 4 || parts[0] != orgID || parts[1] != typ || err != nil || s.d.Clock.Now().After(expires) {
 		return Invalid("validation_url", "its state was not issued by this server for this organization and type, or has expired")
 	}
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		fresh, err := tx.SpendOAuthState(payload, At(expires), s.now())
 		if err == nil && !fresh {
 			err = Invalid("validation_url", "its state was already used: start the authorization again")

@@ -10,7 +10,9 @@ import (
 // collaborators and policies are given once, to NewService, and stay as they are: the
 // background workers read them concurrently.
 type Service struct {
-	Deps
+	// d are the collaborators, unexported: code outside app goes through the Service's
+	// methods, never around them (the accessors below answer the few it needs).
+	d Deps
 	// inbox keeps recent inbox answers (Deps.InboxCacheChats); nil: each one is read.
 	inbox *inboxCache
 	// auth keeps recent authentications (CacheAuth); nil: each one is read.
@@ -71,10 +73,23 @@ func NewService(d Deps) *Service {
 		d.Log = slog.Default()
 	}
 	d.Store = checkedStore{d.Store}
-	s := &Service{Deps: d}
+	s := &Service{d: d}
 	if d.InboxCacheChats > 0 {
 		s.inbox = newInboxCache(d.InboxCacheChats)
 	}
 	s.CacheAuth(true)
 	return s
 }
+
+// Store is the store the rules run on, for the rule packages beside app (app/connection,
+// app/delivery): a context carrying input problems runs no transaction on it.
+func (s *Service) Store() Store { return s.d.Store }
+
+// Clock is the service's time source, for the handlers and workers that must agree with it.
+func (s *Service) Clock() Clock { return s.d.Clock }
+
+// LiveTexts answers the text of runs in flight (nil: none are streamed in this process).
+func (s *Service) LiveTexts() LiveTexts { return s.d.LiveTexts }
+
+// WebhookPolicy is the webhook delivery policy (its lease, its attempts).
+func (s *Service) WebhookPolicy() WebhookPolicy { return s.d.Webhooks }

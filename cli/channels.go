@@ -99,7 +99,7 @@ func connectors() map[string]app.Connector { return map[string]app.Connector{} }
 // wireDelivery makes the worker that sends replies, with a sender per channel type.
 func (rt *Runtime) wireDelivery(cfg Config, _ Options) error {
 	c := cfg.Channels
-	rt.Delivery = &delivery.Worker{Queue: delivery.Store{Service: rt.Service}, Clock: rt.Service.Clock, Workers: c.Delivery.Workers,
+	rt.Delivery = &delivery.Worker{Queue: delivery.Store{Service: rt.Service}, Clock: rt.Service.Clock(), Workers: c.Delivery.Workers,
 		PerOrg: c.Delivery.MaxInFlightPerOrg, Tick: c.Delivery.Tick, Timeout: c.Delivery.Timeout,
 		Schedule: c.Delivery.RetrySchedule, Log: rt.Log,
 		Senders: map[string]channel.Sender{app.IntegrationInternal: widget.Sender{}},

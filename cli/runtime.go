@@ -56,10 +56,12 @@ type Runtime struct {
 
 	ready atomic.Bool // /readyz: started and not draining
 
-	mailer  *mail.Mailer
-	runs    runAborter // the service's way to Runner
-	stop    context.CancelFunc
-	stopped chan struct{}
+	mailer *mail.Mailer
+	runs   runAborter // the service's way to Runner
+	// webhookSender makes the webhook requests the dispatcher sends (the service's Deps.Sender).
+	webhookSender app.WebhookSender
+	stop          context.CancelFunc
+	stopped       chan struct{}
 }
 
 // Options are what a caller may inject: a clock (tests move time) and a logger.
@@ -70,6 +72,9 @@ type Options struct {
 	AccessLog *slog.Logger
 	// Resolver replaces the system DNS resolver for webhook targets (tests).
 	Resolver app.Resolver
+	// EditDeps changes the service's collaborators before the service is made (tests: a
+	// mailer that panics, a logger to read, DKIM keys made once); nil: none.
+	EditDeps func(*app.Deps)
 }
 
 // DefaultConfig is the configuration with every default and nothing else (no file, no env).
@@ -161,7 +166,11 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	if err != nil {
 		return err
 	}
+	if opt.EditDeps != nil {
+		opt.EditDeps(&deps)
+	}
 	rt.Service = app.NewService(deps)
+	rt.webhookSender = deps.Sender
 	rt.SignIn = signin.New(rt.DB, deps.Clock)
 	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireKnowledge, rt.wireAssistants, rt.wireDelivery} {
 		if err := step(cfg, opt); err != nil {
@@ -234,8 +243,8 @@ func guardedClient(cfg Config, opt Options, followRedirects bool) (*http.Client,
 // wireWebhooks makes the dispatcher, which sends through the service's guarded sender.
 func (rt *Runtime) wireWebhooks(cfg Config, _ Options) error {
 	wc := cfg.Webhooks
-	observed := observedSender{next: rt.Service.Sender, metrics: rt.Metrics, maxAttempts: rt.Service.Webhooks.MaxAttempts()}
-	rt.Dispatcher = webhook.NewDispatcher(rt.Service, rt.Service.Clock, observed, wc.Workers, wc.MaxInFlightPerOrg, wc.Tick, rt.Log)
+	observed := observedSender{next: rt.webhookSender, metrics: rt.Metrics, maxAttempts: rt.Service.WebhookPolicy().MaxAttempts()}
+	rt.Dispatcher = webhook.NewDispatcher(rt.Service, rt.Service.Clock(), observed, wc.Workers, wc.MaxInFlightPerOrg, wc.Tick, rt.Log)
 	return nil
 }
 

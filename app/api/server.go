@@ -93,9 +93,9 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 		inboxPages: newInboxPages(cfg.InboxCacheChats, cfg.Ops.Compress), kept: newKeptAnswers(cfg.Ops.KeptAnswers, cfg.Ops.Metrics, cfg.Ops.Compress)}
 	s.streams = newStreamGuard(svc, cfg.StreamAuthCheck, log)
 	s.widget = widget.LoadAssets()
-	s.visitorLimits = newVisitorLimits(cfg.Widget, svc.Clock, func(rq *Request) string { return clientIP(rq.R, cfg.TrustedProxies) })
+	s.visitorLimits = newVisitorLimits(cfg.Widget, svc.Clock(), func(rq *Request) string { return clientIP(rq.R, cfg.TrustedProxies) })
 	if cfg.RateLimitPerMinute > 0 { // 0 turns rate limiting off (http.rate_limit_per_minute)
-		s.limiter = newIPLimiter(cfg.RateLimitPerMinute, svc.Clock)
+		s.limiter = newIPLimiter(cfg.RateLimitPerMinute, svc.Clock())
 	}
 	router := mount(s.routes(), s.serveRoute)
 	router.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, errNoRoute) })

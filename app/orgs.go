@@ -77,6 +77,10 @@ func newOrg(name string, parent *string, now Time) Org {
 		Balance: InitialBalance, CreatedAt: now, UpdatedAt: now}
 }
 
+// ValidateName adds a problem unless name is a non-blank text of at most max characters; the
+// rule packages beside app (app/connection) check names with it.
+func ValidateName(p Problems, field, name string, max int) { validateName(p, field, name, max) }
+
 func validateName(p Problems, field, name string, max int) {
 	validateText(p, field, name, true, max)
 }

@@ -41,9 +41,6 @@ type Deps struct {
 	Mailer Mailer
 	// KnowledgeMaxPages bounds a URL crawl (knowledge.max_pages).
 	KnowledgeMaxPages int
-	// OAuth holds the configured providers by connection type; OAuthClient talks to them.
-	OAuth       map[string]OAuthProvider
-	OAuthClient OAuthExchanger
 	// StreamRetention is how long stream events are kept for Last-Event-ID
 	// (events.stream_retention); LiveTexts answers the text of runs in flight (the hub).
 	StreamRetention time.Duration

@@ -18,10 +18,12 @@ import (
 	"wsapi/app/api"
 	"wsapi/app/assist"
 	"wsapi/app/budget"
+	"wsapi/app/connection"
 	"wsapi/app/delivery"
 	"wsapi/app/janitor"
 	"wsapi/app/knowledge"
 	"wsapi/app/mail"
+	"wsapi/app/oauth"
 	"wsapi/app/safehttp"
 	"wsapi/app/signin"
 	"wsapi/app/stream"
@@ -36,8 +38,10 @@ type Runtime struct {
 	Config  Config
 	DB      *sqlite.DB
 	Service *app.Service
-	Handler http.Handler
-	Log     *slog.Logger
+	// Connections are the connections' rules (app/connection), over Service.
+	Connections *connection.Service
+	Handler     http.Handler
+	Log         *slog.Logger
 
 	Dispatcher *webhook.Dispatcher
 	Sender     *mail.Worker
@@ -136,6 +140,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		PublicURL:          cfg.HTTP.PublicURL,
 		AccessLog:          opt.AccessLog,
 		Widget:             cfg.Channels.widgetLimits(),
+		Connections:        rt.Connections,
 	}, log)
 	if rt.Web, err = web.New(web.Config{Service: rt.Service, SignIn: rt.SignIn, Hub: rt.Hub, PublicURL: cfg.HTTP.PublicURL,
 		TLS: cfg.HTTP.TLS.CertFile != "" || len(cfg.HTTP.TLS.ACMEDomains) > 0, Heartbeat: cfg.Events.StreamHeartbeat, Log: log, AccessLog: opt.AccessLog,
@@ -171,6 +176,7 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	}
 	rt.Service = app.NewService(deps)
 	rt.webhookSender = deps.Sender
+	rt.Connections = connection.New(rt.Service, deps.Tokens, oauthProviders(cfg), oauth.New())
 	rt.SignIn = signin.New(rt.DB, deps.Clock)
 	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireKnowledge, rt.wireAssistants, rt.wireDelivery} {
 		if err := step(cfg, opt); err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"wsapi/app"
+	"wsapi/app/connection"
 	"wsapi/app/budget"
 	"wsapi/app/channel/widget"
 	"wsapi/app/stream"
@@ -47,6 +48,9 @@ type Config struct {
 	AccessLog *slog.Logger
 	// Widget bounds the web widget's public routes (channels.widget.*).
 	Widget WidgetLimits
+	// Connections are the connections' rules (app/connection); nil: made over the service
+	// with no OAuth provider.
+	Connections *connection.Service
 }
 
 // Pinger tells whether the database answers.
@@ -56,7 +60,8 @@ type Pinger interface {
 
 // Server is the API's http.Handler.
 type Server struct {
-	svc *app.Service
+	svc   *app.Service
+	conns *connection.Service
 	cfg Config
 	log *slog.Logger
 	// access takes the one line per request (Config.AccessLog).
@@ -91,6 +96,9 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 	}
 	s := &Server{svc: svc, cfg: cfg, log: log, access: access, db: db, document: servedDocument(cfg.PublicURL),
 		inboxPages: newInboxPages(cfg.InboxCacheChats, cfg.Ops.Compress), kept: newKeptAnswers(cfg.Ops.KeptAnswers, cfg.Ops.Metrics, cfg.Ops.Compress)}
+	if s.conns = cfg.Connections; s.conns == nil {
+		s.conns = connection.New(svc, nil, nil, nil)
+	}
 	s.streams = newStreamGuard(svc, cfg.StreamAuthCheck, log)
 	s.widget = widget.LoadAssets()
 	s.visitorLimits = newVisitorLimits(cfg.Widget, svc.Clock(), func(rq *Request) string { return clientIP(rq.R, cfg.TrustedProxies) })

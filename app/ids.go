@@ -49,11 +49,21 @@ func idTime(s int64) string {
 	return string(b[:])
 }
 
+// Time is a timestamp of the API (app/clock): RFC 3339 UTC with milliseconds in JSON and in
+// the database, null when zero. TimeFormat is its form.
+type Time = clock.Time
+
 // TimeFormat is RFC 3339 in UTC with milliseconds, the one timestamp form of the API.
-const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
+const TimeFormat = clock.TimeFormat
+
+// At wraps t, truncated to the millisecond the API shows.
+func At(t time.Time) Time { return clock.At(t) }
+
+// ParseTime reads an RFC 3339 time.
+func ParseTime(s string) (Time, error) { return clock.ParseTime(s) }
 
 // FormatTime renders t in the API's timestamp form.
-func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
+func FormatTime(t time.Time) string { return clock.FormatTime(t) }
 
 // The clocks are app/clock's: Clock gives the current time (services take one so tests move
 // time instead of sleeping), SystemClock is the wall clock, ManualClock moves only when a test

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"wsapi/app"
-	"wsapi/app/connection"
 	"wsapi/app/budget"
 	"wsapi/app/channel/widget"
+	"wsapi/app/connection"
 	"wsapi/app/stream"
 )
 
@@ -62,8 +62,8 @@ type Pinger interface {
 type Server struct {
 	svc   *app.Service
 	conns *connection.Service
-	cfg Config
-	log *slog.Logger
+	cfg   Config
+	log   *slog.Logger
 	// access takes the one line per request (Config.AccessLog).
 	access  *slog.Logger
 	db      Pinger

@@ -6,8 +6,8 @@ import (
 
 	"wsapi/app"
 	"wsapi/app/api"
-	"wsapi/app/connection"
 	"wsapi/app/assist"
+	"wsapi/app/connection"
 	"wsapi/app/mail"
 	"wsapi/app/secret"
 	"wsapi/app/stream"

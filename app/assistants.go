@@ -145,7 +145,7 @@ func (s *Service) CreateAssistant(ctx context.Context, orgID string, in Assistan
 	a := Assistant{ID: NewID("asst"), OrgID: orgID, Name: strings.TrimSpace(*in.Name), Enabled: true,
 		Config: *in.Config, CreatedAt: now, UpdatedAt: now}
 	applyAssistant(&a, in)
-	err := s.Store.Write(ctx, func(tx Tx) error { return tx.CreateAssistant(a) })
+	err := s.d.Store.Write(ctx, func(tx Tx) error { return tx.CreateAssistant(a) })
 	return a, err
 }
 
@@ -194,7 +194,7 @@ func applyAssistant(a *Assistant, in AssistantInput) {
 
 // GetAssistant reads an assistant; a deleted one is gone for the API (chats still name it).
 func (s *Service) GetAssistant(ctx context.Context, orgID, id string) (a Assistant, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		a, err = tx.GetAssistant(orgID, id)
 		if err == nil && a.Deleted {
 			err = NotFound("assistant")
@@ -210,7 +210,7 @@ func (s *Service) ListAssistants(ctx context.Context, orgID, search string, pg P
 	if validateSearch(p, search, false); len(p) > 0 {
 		return l, p.Err()
 	}
-	return readPage(ctx, s.Store, func(tx Tx) ([]Assistant, int, error) { return tx.ListAssistants(orgID, search, pg) })
+	return readPage(ctx, s.d.Store, func(tx Tx) ([]Assistant, int, error) { return tx.ListAssistants(orgID, search, pg) })
 }
 
 // UpdateAssistant applies a PATCH.
@@ -221,7 +221,7 @@ func (s *Service) UpdateAssistant(ctx context.Context, orgID, id string, in Assi
 	if err := s.validateAssistant(in, false); err != nil {
 		return Assistant{}, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if a, err = tx.GetAssistant(orgID, id); err != nil {
 			return err
 		}
@@ -237,7 +237,7 @@ func (s *Service) UpdateAssistant(ctx context.Context, orgID, id string, in Assi
 
 // DeleteAssistant marks an assistant deleted: its chats keep naming it (deleted: true).
 func (s *Service) DeleteAssistant(ctx context.Context, orgID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		a, err := tx.GetAssistant(orgID, id)
 		if err != nil {
 			return err

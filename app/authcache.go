@@ -33,21 +33,21 @@ func (s *Service) CacheAuth(on bool) {
 // nothing has changed since it was kept. The Principal's Perms is shared: read only.
 func (s *Service) authenticate(ctx context.Context, hash []byte) (p Principal, stored []byte, err error) {
 	if s.auth == nil {
-		err = s.Store.Read(ctx, func(tx Tx) error {
+		err = s.d.Store.Read(ctx, func(tx Tx) error {
 			p, stored, err = tx.Authenticate(hash)
 			return err
 		})
 		return p, stored, err
 	}
 	key := string(hash)
-	version, err := s.Store.AuthVersion(ctx)
+	version, err := s.d.Store.AuthVersion(ctx)
 	if err != nil {
 		return p, nil, err
 	}
 	if p, ok := s.auth.principals.Get(key, version); ok {
 		return p, hash, nil // kept only when the store held this very hash
 	}
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		// The version and the principal come from one snapshot, so the entry is never
 		// newer than its version says.
 		if version, err = tx.AuthVersion(); err != nil {
@@ -65,5 +65,5 @@ func (s *Service) authenticate(ctx context.Context, hash []byte) (p Principal, s
 // AuthVersion grows with every change to a key, a member or a role, and with the end of a
 // widget visitor's session or widget, by any process: open event streams watch it to end those a change revoked (app/api/streamguard.go).
 func (s *Service) AuthVersion(ctx context.Context) (int64, error) {
-	return s.Store.AuthVersion(ctx)
+	return s.d.Store.AuthVersion(ctx)
 }

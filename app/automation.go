@@ -132,10 +132,10 @@ func (s *Service) afterReply(tx Tx, job RunJob, m *Message, now Time) error {
 		return nil
 	}
 	auto, err := tx.ChatAutomation(c.ID)
-	if err != nil || auto.FollowUps >= s.Automation.MaxFollowUps {
+	if err != nil || auto.FollowUps >= s.d.Automation.MaxFollowUps {
 		return err
 	}
-	c.State.FollowUpAt = At(now.Add(s.Automation.FollowUpAfter))
+	c.State.FollowUpAt = At(now.Add(s.d.Automation.FollowUpAfter))
 	return tx.UpdateChat(c)
 }
 
@@ -155,9 +155,9 @@ func IsOpenQuestion(text string) bool {
 // enable_auto_csat is on). A janitor task; it answers how many chats it closed.
 func (s *Service) AutoResolveChats(ctx context.Context) (int, error) {
 	now := s.now()
-	cutoff := At(now.Add(-s.Automation.AutoResolveAfter))
+	cutoff := At(now.Add(-s.d.Automation.AutoResolveAfter))
 	var refs []ChatRef
-	err := s.Store.Read(ctx, func(tx Tx) (err error) {
+	err := s.d.Store.Read(ctx, func(tx Tx) (err error) {
 		refs, err = tx.AutoResolveCandidates(cutoff, automationBatch)
 		return err
 	})
@@ -167,7 +167,7 @@ func (s *Service) AutoResolveChats(ctx context.Context) (int, error) {
 			break
 		}
 		var closed bool
-		err = s.Store.Write(ctx, func(tx Tx) error {
+		err = s.d.Store.Write(ctx, func(tx Tx) error {
 			closed = false
 			c, err := tx.GetChat(r.OrgID, r.ID)
 			if err != nil || !stillSilent(c, cutoff) {
@@ -201,7 +201,7 @@ func stillSilent(c Chat, cutoff Time) bool {
 func (s *Service) SendFollowUps(ctx context.Context) (int, error) {
 	now := s.now()
 	var refs []ChatRef
-	err := s.Store.Read(ctx, func(tx Tx) (err error) {
+	err := s.d.Store.Read(ctx, func(tx Tx) (err error) {
 		refs, err = tx.DueFollowUps(now, automationBatch)
 		return err
 	})
@@ -211,7 +211,7 @@ func (s *Service) SendFollowUps(ctx context.Context) (int, error) {
 			break
 		}
 		var sent bool
-		err = s.Store.Write(ctx, func(tx Tx) (err error) {
+		err = s.d.Store.Write(ctx, func(tx Tx) (err error) {
 			sent, err = s.followUp(tx, r, now)
 			return err
 		})
@@ -236,7 +236,7 @@ func (s *Service) followUp(tx Tx, r ChatRef, now Time) (bool, error) {
 		return false, err
 	}
 	if !assistantAnswers(c) || !c.State.AssistantConfig.Conversation.EnableAutoFollowUps ||
-		c.State.State != "OPEN" || auto.FollowUps >= s.Automation.MaxFollowUps {
+		c.State.State != "OPEN" || auto.FollowUps >= s.d.Automation.MaxFollowUps {
 		return false, nil
 	}
 	auto.FollowUps++

@@ -13,7 +13,7 @@ const DefaultOwnerEmail = "owner@example.invalid"
 // Bootstrap makes, on an empty database only, the Default organization, its owner (ADMIN) and
 // one admin key named name. It answers the key, or ok=false when organizations already exist.
 func (s *Service) Bootstrap(ctx context.Context, name string) (nk NewKey, ok bool, err error) {
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		n, err := tx.CountOrgs()
 		if err != nil || n > 0 {
 			return err
@@ -55,7 +55,7 @@ func (s *Service) CreateKeyAsOperator(ctx context.Context, orgID, memberID, name
 		return NewKey{}, err
 	}
 	var nk NewKey
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	err := s.d.Store.Write(ctx, func(tx Tx) error {
 		now := s.now()
 		org, err := operatorOrg(tx, orgID, now)
 		if err != nil {

@@ -136,7 +136,7 @@ func (s *Service) CreateBroadcast(ctx context.Context, orgID string, in Broadcas
 	if in.AssistantIntegrationID != "" {
 		b.AssistantIntegrationID, b.Template = &in.AssistantIntegrationID, in.Template
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if err := s.checkBroadcastRefs(tx, b); err != nil {
 			return err
 		}
@@ -223,7 +223,7 @@ func orEmpty(xs []string) []string {
 
 // GetBroadcast reads a broadcast with its counts.
 func (s *Service) GetBroadcast(ctx context.Context, orgID, id string) (Broadcast, error) {
-	return readOne(ctx, s.Store, func(tx Tx) (b Broadcast, err error) {
+	return readOne(ctx, s.d.Store, func(tx Tx) (b Broadcast, err error) {
 		b, err = tx.GetBroadcast(orgID, id)
 		b.explain()
 		return b, err
@@ -232,7 +232,7 @@ func (s *Service) GetBroadcast(ctx context.Context, orgID, id string) (Broadcast
 
 // ListBroadcasts lists broadcasts, newest first.
 func (s *Service) ListBroadcasts(ctx context.Context, orgID string, pg Page) (List[Broadcast], error) {
-	return readPage(ctx, s.Store, func(tx Tx) ([]Broadcast, int, error) {
+	return readPage(ctx, s.d.Store, func(tx Tx) ([]Broadcast, int, error) {
 		bs, n, err := tx.ListBroadcasts(orgID, pg)
 		for i := range bs {
 			bs[i].explain()

@@ -90,7 +90,7 @@ func (s *Service) BulkDryRun(ctx context.Context, orgID string, in BulkInput) (r
 	if err := validateBulk(in); err != nil {
 		return res, err
 	}
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		if err := checkSegments(tx, orgID, in.SegmentIDs, "segment_ids"); err != nil {
 			return err
 		}
@@ -111,7 +111,7 @@ func (s *Service) BulkImport(ctx context.Context, orgID string, in BulkInput) (r
 	if err := validateBulk(in); err != nil {
 		return res, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if err := checkSegments(tx, orgID, in.SegmentIDs, "segment_ids"); err != nil {
 			return err
 		}

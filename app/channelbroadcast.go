@@ -43,7 +43,7 @@ func checkBroadcastDeployment(tx Tx, b Broadcast) error {
 // delivery (channel.RecordDelivery).
 func (s *Service) sendOnChannel(ctx context.Context, r Recipient, b Broadcast) (err error) {
 	failure := ""
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		var m Message
 		if m, failure, err = s.channelBroadcast(tx, r, b); err != nil || failure != "" {
 			return err

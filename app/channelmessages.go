@@ -35,7 +35,7 @@ func (s *Service) ChannelMessage(ctx context.Context, in ChannelMessage) (m Mess
 	d := in.Deployment
 	in.From.Type = d.IntegrationID
 	var stopped []string
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if in.Once != nil {
 			if fresh, err = in.Once(tx); err != nil || !fresh {
 				return err

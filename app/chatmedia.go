@@ -60,7 +60,7 @@ func (s *Service) ChatEvent(ctx context.Context, c Caller, chatID string, in Cha
 }
 
 func (s *Service) inFlight(ctx context.Context, orgID, chatID string) (m *Message, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		if _, err := tx.GetChat(orgID, chatID); err != nil {
 			return err
 		}
@@ -92,7 +92,7 @@ func (s *Service) mediaEvent(ctx context.Context, c Caller, chatID string, in Ch
 		return nil, err
 	}
 	var m Message
-	err := s.Store.Write(ctx, func(tx Tx) (err error) {
+	err := s.d.Store.Write(ctx, func(tx Tx) (err error) {
 		m, err = tx.InFlightMessage(c.OrgID, chatID)
 		if err == nil && m.Role != "user" { // the assistant's reply in flight is not the contact's message
 			err = NotFound("message")
@@ -145,7 +145,7 @@ func (s *Service) newAudioFile(orgID, chatID, messageID, mimetype, format string
 	name := id + "." + MediaFormats[format][1]
 	return ChatFile{ChatID: chatID, MessageID: messageID, Data: data, Audio: Audio{ID: id, FileFilename: name,
 		FilePath: "chats/" + chatID + "/" + name, FileSize: int64(len(data)), FileMimetype: mimetype,
-		FileURL:   s.Links.ChatFile(orgID, chatID, id),
+		FileURL:   s.d.Links.ChatFile(orgID, chatID, id),
 		CreatedAt: s.now()}}
 }
 
@@ -159,7 +159,7 @@ func appendAudio(m *Message, a Audio) {
 
 // GetFile reads a stored file with its bytes.
 func (s *Service) GetFile(ctx context.Context, orgID, chatID, id string) (ChatFile, error) {
-	return readOne(ctx, s.Store, func(tx Tx) (ChatFile, error) { return tx.GetFile(orgID, chatID, id) })
+	return readOne(ctx, s.d.Store, func(tx Tx) (ChatFile, error) { return tx.GetFile(orgID, chatID, id) })
 }
 
 // ListFiles is the spec's Query chat files.
@@ -172,7 +172,7 @@ func (s *Service) ListFiles(ctx context.Context, orgID, chatID, search, mimetype
 	if err := p.Err(); err != nil {
 		return l, err
 	}
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		if _, err := tx.GetChat(orgID, chatID); err != nil {
 			return err
 		}
@@ -187,7 +187,7 @@ func (s *Service) SetReaction(ctx context.Context, c Caller, chatID, messageID, 
 	if !IsSingleEmoji(emoji) {
 		return m, Invalid("emoji", "must be exactly one emoji")
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if _, err := tx.GetMessage(c.OrgID, chatID, messageID); err != nil {
 			return err
 		}
@@ -204,7 +204,7 @@ func (s *Service) SetReaction(ctx context.Context, c Caller, chatID, messageID, 
 
 // DeleteReaction removes the caller's emoji from a message.
 func (s *Service) DeleteReaction(ctx context.Context, c Caller, chatID, messageID string) error {
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		if _, err := tx.GetMessage(c.OrgID, chatID, messageID); err != nil {
 			return err
 		}

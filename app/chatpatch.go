@@ -42,7 +42,7 @@ func (s *Service) UpdateChat(ctx context.Context, orgID, id string, in ChatPatch
 		return Chat{}, err
 	}
 	var stopped []string
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if c, err = tx.GetChat(orgID, id); err != nil {
 			return err
 		}
@@ -173,7 +173,7 @@ func (s *Service) unassignAll(tx Tx, orgID, memberID string) error {
 
 // MarkChatRead clears the unseen count of members and stamps the assignee's seen_at.
 func (s *Service) MarkChatRead(ctx context.Context, orgID, id string) (c Chat, err error) {
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if c, err = tx.GetChat(orgID, id); err != nil {
 			return err
 		}

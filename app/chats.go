@@ -240,7 +240,7 @@ func (s *Service) CreateChat(ctx context.Context, c Caller, in ChatInput) (chat 
 	if chat.Tools == nil {
 		chat.Tools = []Tool{}
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if err := s.attachConversation(tx, &chat, in); err != nil {
 			return err
 		}
@@ -310,12 +310,12 @@ func chatChannel(tx Tx, orgID string, in ChatInput) (Channel, error) {
 
 // GetChat reads a chat.
 func (s *Service) GetChat(ctx context.Context, orgID, id string) (Chat, error) {
-	return readOne(ctx, s.Store, func(tx Tx) (Chat, error) { return tx.GetChat(orgID, id) })
+	return readOne(ctx, s.d.Store, func(tx Tx) (Chat, error) { return tx.GetChat(orgID, id) })
 }
 
 // DeleteChat removes a chat with its messages and files.
 func (s *Service) DeleteChat(ctx context.Context, orgID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		if err := tx.DeleteChat(orgID, id); err != nil {
 			return err
 		}
@@ -326,8 +326,8 @@ func (s *Service) DeleteChat(ctx context.Context, orgID, id string) error {
 // PurgeTemporaryChats is the janitor's pass: temporary chats 24 hours after their last
 // activity.
 func (s *Service) PurgeTemporaryChats(ctx context.Context) (n int, err error) {
-	cutoff := At(s.Clock.Now().Add(-TemporaryChatLifetime))
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	cutoff := At(s.d.Clock.Now().Add(-TemporaryChatLifetime))
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		n, err = tx.DeleteTemporaryChats(cutoff)
 		return err
 	})

@@ -2,13 +2,11 @@ package app
 
 import (
 	"context"
-	"slices"
 	"sort"
-	"strings"
 )
 
 // Connection links the organization to a third-party system. Secrets are sealed at rest and
-// never answered: reads list only their names.
+// never answered: reads list only their names. The rules are app/connection's.
 type Connection struct {
 	ID         string            `json:"id"`
 	Type       string            `json:"type"`
@@ -32,51 +30,7 @@ type ConnectionTx interface {
 	SpendOAuthState(state string, expiresAt, now Time) (bool, error)
 }
 
-// ConnectionInput creates a connection: public settings in config, credentials in secrets.
-type ConnectionInput struct {
-	Type    string            `json:"type"`
-	Name    string            `json:"name"`
-	Config  map[string]any    `json:"config"`
-	Secrets map[string]string `json:"secrets"`
-}
-
-func validateConnection(in ConnectionInput) error {
-	p := Problems{}
-	if !slices.Contains(ConnectionTypes, in.Type) {
-		p.Add("type", "must be one of "+strings.Join(ConnectionTypes, ", "))
-	}
-	validateName(p, "name", in.Name, 255)
-	credentialKeys(p, "config", in.Config)
-	if len(in.Secrets) > 50 {
-		p.Add("secrets", "must hold at most 50 entries")
-	}
-	for k, v := range in.Secrets {
-		if k == "" || len(v) > 16<<10 {
-			p.Add("secrets", "keys must be non-empty and values at most 16 KiB")
-		}
-	}
-	return p.Err()
-}
-
-// CreateConnection stores a connection with its secrets sealed.
-func (s *Service) CreateConnection(ctx context.Context, orgID string, in ConnectionInput) (Connection, error) {
-	if err := validateConnection(in); err != nil {
-		return Connection{}, err
-	}
-	now := s.now()
-	c := Connection{ID: NewID("conn"), OrgID: orgID, Type: in.Type, Name: strings.TrimSpace(in.Name), Config: in.Config,
-		Secrets: in.Secrets, CreatedAt: now, UpdatedAt: now}
-	if c.Config == nil {
-		c.Config = map[string]any{}
-	}
-	if c.Secrets == nil {
-		c.Secrets = map[string]string{}
-	}
-	c.SecretKeys = secretKeys(c.Secrets)
-	err := s.Store.Write(ctx, func(tx Tx) error { return tx.CreateConnection(c) })
-	return c, err
-}
-
+// secretKeys are the names of a set of sealed secrets, sorted, never nil.
 func secretKeys(m map[string]string) []string {
 	keys := []string{}
 	for k := range m {
@@ -86,20 +40,8 @@ func secretKeys(m map[string]string) []string {
 	return keys
 }
 
-// GetConnection reads a connection (secret names only).
+// GetConnection reads a connection, its secrets unsealed for the service's own use (the run
+// worker signs tool callbacks with them); answers show only their names.
 func (s *Service) GetConnection(ctx context.Context, orgID, id string) (Connection, error) {
-	return readOne(ctx, s.Store, func(tx Tx) (Connection, error) { return tx.GetConnection(orgID, id) })
-}
-
-// ListConnections lists connections by name, optionally of one type.
-func (s *Service) ListConnections(ctx context.Context, orgID, typ string, pg Page) (l List[Connection], err error) {
-	if typ != "" && !slices.Contains(ConnectionTypes, typ) {
-		return l, Invalid("type", "must be one of "+strings.Join(ConnectionTypes, ", "))
-	}
-	return readPage(ctx, s.Store, func(tx Tx) ([]Connection, int, error) { return tx.ListConnections(orgID, typ, pg) })
-}
-
-// DeleteConnection removes a connection.
-func (s *Service) DeleteConnection(ctx context.Context, orgID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteConnection(orgID, id) })
+	return readOne(ctx, s.d.Store, func(tx Tx) (Connection, error) { return tx.GetConnection(orgID, id) })
 }

@@ -174,7 +174,7 @@ func (s *Service) CreateContact(ctx context.Context, orgID string, in ContactInp
 	}
 	now := s.now()
 	c = Contact{ID: NewID("ct"), OrgID: orgID, Name: strings.TrimSpace(in.Name), CreatedAt: now, UpdatedAt: now}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if err := checkSegments(tx, orgID, in.SegmentIDs, "segment_ids"); err != nil {
 			return err
 		}
@@ -216,7 +216,7 @@ func (s *Service) AddChannel(ctx context.Context, orgID, contactID string, in Ch
 	if err := p.Err(); err != nil {
 		return Channel{}, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		c, err := tx.GetContact(orgID, contactID)
 		if err != nil {
 			return err
@@ -237,7 +237,7 @@ func (s *Service) AddChannel(ctx context.Context, orgID, contactID string, in Ch
 
 // GetContact reads a contact with its channels and segments.
 func (s *Service) GetContact(ctx context.Context, orgID, id string) (Contact, error) {
-	return readOne(ctx, s.Store, func(tx Tx) (Contact, error) { return tx.GetContact(orgID, id) })
+	return readOne(ctx, s.d.Store, func(tx Tx) (Contact, error) { return tx.GetContact(orgID, id) })
 }
 
 // ContactStamp names GetContact's answer as the data stands now, before it is read: while
@@ -245,14 +245,14 @@ func (s *Service) GetContact(ctx context.Context, orgID, id string) (Contact, er
 // the same stamp means the same answer, so one kept under it may be served again
 // (app/api/kept.go). ok is false when the store cannot tell.
 func (s *Service) ContactStamp(orgID, id string) (Stamp, bool) {
-	v, ok := s.Store.OrgVersion(orgID)
+	v, ok := s.d.Store.OrgVersion(orgID)
 	return Stamp{Key: "contact\x00" + orgID + "\x00" + id, Version: v}, ok
 }
 
 // ContactsStamp names ListContacts' answer for a filter and page as the data stands now,
 // like ContactStamp.
 func (s *Service) ContactsStamp(orgID string, f ContactFilter, pg Page) (Stamp, bool) {
-	v, ok := s.Store.OrgVersion(orgID)
+	v, ok := s.d.Store.OrgVersion(orgID)
 	return Stamp{Key: contactsKey(orgID, f, pg), Version: v}, ok
 }
 
@@ -276,12 +276,12 @@ func (s *Service) ListContacts(ctx context.Context, orgID string, f ContactFilte
 	if validateSearch(p, f.Search, false); len(p) > 0 {
 		return l, p.Err()
 	}
-	return readPage(ctx, s.Store, func(tx Tx) ([]Contact, int, error) { return tx.ListContacts(orgID, f, pg) })
+	return readPage(ctx, s.d.Store, func(tx Tx) ([]Contact, int, error) { return tx.ListContacts(orgID, f, pg) })
 }
 
 // DeleteContact removes a contact with its channels, notes, memories and memberships.
 func (s *Service) DeleteContact(ctx context.Context, orgID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		if err := tx.DeleteContact(orgID, id); err != nil {
 			return err
 		}
@@ -314,7 +314,7 @@ func (s *Service) UpdateContact(ctx context.Context, orgID, id string, in Contac
 	if err := p.Err(); err != nil {
 		return Contact{}, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if c, err = tx.GetContact(orgID, id); err != nil {
 			return err
 		}

@@ -120,16 +120,16 @@ func (s *Service) FinishAndClaim(ctx context.Context, finished []Outcome, room C
 			return nil, err
 		}
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if err := s.recordAttempts(tx, finished); err != nil {
 			return err
 		}
 		now := s.now()
-		jobs, err = tx.ClaimDue(now, At(now.Add(s.Webhooks.Lease())), room)
+		jobs, err = tx.ClaimDue(now, At(now.Add(s.d.Webhooks.Lease())), room)
 		// Half the timeout: the lease (2 x timeout + 5 s) then keeps half a timeout and 5 s
 		// after the longest request for the round that records it.
-		if s.Webhooks.Timeout > 0 {
-			startBy := At(now.Add(s.Webhooks.Timeout / 2))
+		if s.d.Webhooks.Timeout > 0 {
+			startBy := At(now.Add(s.d.Webhooks.Timeout / 2))
 			for i := range jobs {
 				jobs[i].StartBy = startBy
 			}
@@ -156,7 +156,7 @@ func (s *Service) FinishDelivery(ctx context.Context, j Job, a Attempt) error {
 // resets the streak. A delivery whose endpoint was deleted, or which was settled meanwhile,
 // is skipped.
 func (s *Service) FinishDeliveries(ctx context.Context, outs []Outcome) error {
-	return s.Store.Write(ctx, func(tx Tx) error { return s.recordAttempts(tx, outs) })
+	return s.d.Store.Write(ctx, func(tx Tx) error { return s.recordAttempts(tx, outs) })
 }
 
 func (s *Service) recordAttempts(tx Tx, outs []Outcome) error {
@@ -198,11 +198,11 @@ func (s *Service) nextState(d Delivery, a Attempt, now Time) (Delivery, Attempt)
 	switch {
 	case a.Succeeded():
 		d.Status = DeliverySucceeded
-	case a.Number >= s.Webhooks.MaxAttempts():
+	case a.Number >= s.d.Webhooks.MaxAttempts():
 		d.Status = DeliveryFailed
 	default:
 		// The delay runs from when the attempt was made, not from when it was recorded.
-		d.NextAttemptAt = At(a.CreatedAt.Add(s.Webhooks.RetrySchedule[a.Number-1]))
+		d.NextAttemptAt = At(a.CreatedAt.Add(s.d.Webhooks.RetrySchedule[a.Number-1]))
 	}
 	return d, a
 }
@@ -239,7 +239,7 @@ func (s *Service) lengthenStreak(tx Tx, d Delivery, a Attempt, now Time) error {
 		return err
 	}
 	w.ConsecutiveFailures++
-	if w.Enabled && s.Webhooks.DisableAfter > 0 && w.ConsecutiveFailures >= s.Webhooks.DisableAfter {
+	if w.Enabled && s.d.Webhooks.DisableAfter > 0 && w.ConsecutiveFailures >= s.d.Webhooks.DisableAfter {
 		reason := itoa(w.ConsecutiveFailures) + " deliveries in a row failed; last error: " + attemptError(a)
 		w.Enabled, w.DisabledReason = false, &reason
 	}
@@ -259,7 +259,7 @@ func attemptError(a Attempt) string {
 
 // ReleaseDelivery hands an unfinished claim back (shutdown) without using an attempt.
 func (s *Service) ReleaseDelivery(ctx context.Context, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.ReleaseDelivery(id) })
+	return s.d.Store.Write(ctx, func(tx Tx) error { return tx.ReleaseDelivery(id) })
 }
 
 // DeliveryStatusValid tells a status filter value.
@@ -273,7 +273,7 @@ func (s *Service) ListDeliveries(ctx context.Context, orgID, webhookID, status s
 	if !DeliveryStatusValid(status) {
 		return l, Invalid("status", "must be PENDING, SUCCEEDED or FAILED")
 	}
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		if orgID != "" {
 			if _, err := tx.GetWebhook(orgID, webhookID); err != nil {
 				return err
@@ -288,7 +288,7 @@ func (s *Service) ListDeliveries(ctx context.Context, orgID, webhookID, status s
 // ReplayDelivery queues the delivery's event again, same event id, as a new delivery due
 // now, whether the original succeeded or failed. An empty orgID is the operator's CLI.
 func (s *Service) ReplayDelivery(ctx context.Context, orgID, webhookID, deliveryID string) (d Delivery, err error) {
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		orig, err := tx.GetDelivery(orgID, deliveryID)
 		if err != nil {
 			return err
@@ -309,7 +309,7 @@ func (s *Service) ReplayDelivery(ctx context.Context, orgID, webhookID, delivery
 // deliveries: they test the endpoint, not the pipeline.
 func (s *Service) TestWebhook(ctx context.Context, orgID, id string) (Attempt, error) {
 	var w Webhook
-	err := s.Store.Read(ctx, func(tx Tx) (err error) {
+	err := s.d.Store.Read(ctx, func(tx Tx) (err error) {
 		w, err = tx.GetWebhook(orgID, id)
 		return err
 	})
@@ -321,7 +321,7 @@ func (s *Service) TestWebhook(ctx context.Context, orgID, id string) (Attempt, e
 	if err != nil {
 		return Attempt{}, err
 	}
-	a := s.Sender.Send(ctx, Job{OrgID: orgID, WebhookID: w.ID, URL: w.URL, Secret: w.Secret,
+	a := s.d.Sender.Send(ctx, Job{OrgID: orgID, WebhookID: w.ID, URL: w.URL, Secret: w.Secret,
 		EventID: evt.ID, EventType: evt.Type, Body: body, Attempt: 1})
 	a.Number, a.CreatedAt = 1, s.now()
 	return a, nil
@@ -329,8 +329,8 @@ func (s *Service) TestWebhook(ctx context.Context, orgID, id string) (Attempt, e
 
 // PurgeDeliveries is the janitor's retention pass.
 func (s *Service) PurgeDeliveries(ctx context.Context) (n int, err error) {
-	cutoff := At(s.Clock.Now().Add(-s.Webhooks.Retention))
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	cutoff := At(s.d.Clock.Now().Add(-s.d.Webhooks.Retention))
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		n, err = tx.PurgeDeliveries(cutoff)
 		return err
 	})

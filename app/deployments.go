@@ -122,7 +122,7 @@ func (s *Service) CreateDeployment(ctx context.Context, orgID, assistantID strin
 	}
 	s.verifyDeployment(ctx, &d)
 	d.SecretKeys = secretKeys(d.Secrets)
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	err := s.d.Store.Write(ctx, func(tx Tx) error {
 		if err := liveAssistant(tx, orgID, assistantID); err != nil {
 			return err
 		}
@@ -144,7 +144,7 @@ func (s *Service) verifyDeployment(ctx context.Context, d *Deployment) {
 		d.Status, d.Error = DeploymentActive, nil
 		return
 	}
-	c := s.Connectors[d.IntegrationID]
+	c := s.d.Connectors[d.IntegrationID]
 	if c == nil {
 		why := d.IntegrationID + " is not available on this server yet: its connector is not part of this build"
 		d.Status, d.Error = DeploymentFailed, &why
@@ -175,8 +175,8 @@ func checkDeploymentRefs(tx Tx, d Deployment) error {
 // shown is d as answered: the widget's snippet, never a secret but the one just made.
 func (s *Service) shown(d Deployment) Deployment {
 	d.Secrets = nil
-	if d.IntegrationID == IntegrationInternal && s.Links != nil {
-		d.Snippet = WidgetSnippet(s.Links.WidgetScript(), d.ID)
+	if d.IntegrationID == IntegrationInternal && s.d.Links != nil {
+		d.Snippet = WidgetSnippet(s.d.Links.WidgetScript(), d.ID)
 	}
 	return d
 }
@@ -188,13 +188,13 @@ func WidgetSnippet(script, id string) string {
 
 // GetDeployment reads an assistant integration (secret names only).
 func (s *Service) GetDeployment(ctx context.Context, orgID, assistantID, id string) (Deployment, error) {
-	d, err := readOne(ctx, s.Store, func(tx Tx) (Deployment, error) { return tx.GetDeployment(orgID, assistantID, id) })
+	d, err := readOne(ctx, s.d.Store, func(tx Tx) (Deployment, error) { return tx.GetDeployment(orgID, assistantID, id) })
 	return s.shown(d), err
 }
 
 // ListDeployments lists an assistant's integrations, oldest first.
 func (s *Service) ListDeployments(ctx context.Context, orgID, assistantID string, pg Page) (List[Deployment], error) {
-	l, err := readPage(ctx, s.Store, func(tx Tx) ([]Deployment, int, error) {
+	l, err := readPage(ctx, s.d.Store, func(tx Tx) ([]Deployment, int, error) {
 		if err := liveAssistant(tx, orgID, assistantID); err != nil {
 			return nil, 0, err
 		}
@@ -216,7 +216,7 @@ func (s *Service) UpdateDeployment(ctx context.Context, orgID, assistantID, id s
 	if err := p.Err(); err != nil {
 		return d, err
 	}
-	if d, err = readOne(ctx, s.Store, func(tx Tx) (Deployment, error) { return tx.GetDeployment(orgID, assistantID, id) }); err != nil {
+	if d, err = readOne(ctx, s.d.Store, func(tx Tx) (Deployment, error) { return tx.GetDeployment(orgID, assistantID, id) }); err != nil {
 		return d, err
 	}
 	read := d.UpdatedAt
@@ -235,7 +235,7 @@ func (s *Service) UpdateDeployment(ctx context.Context, orgID, assistantID, id s
 
 // saveDeployment writes d unless it changed since it was read (at read).
 func (s *Service) saveDeployment(ctx context.Context, d Deployment, read Time) error {
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		now, err := tx.GetDeployment(d.OrgID, d.AssistantID, d.ID)
 		if err != nil {
 			return err
@@ -285,7 +285,7 @@ func patchDeployment(d *Deployment, in DeploymentPatch) error {
 // answered this once (identities signed with the old one are refused from now on); a
 // Telegram bot's webhook secret_token, set up again with Telegram (the old one is refused).
 func (s *Service) RotateDeploymentKey(ctx context.Context, orgID, assistantID, id string) (d Deployment, err error) {
-	if d, err = readOne(ctx, s.Store, func(tx Tx) (Deployment, error) { return tx.GetDeployment(orgID, assistantID, id) }); err != nil {
+	if d, err = readOne(ctx, s.d.Store, func(tx Tx) (Deployment, error) { return tx.GetDeployment(orgID, assistantID, id) }); err != nil {
 		return d, err
 	}
 	read := d.UpdatedAt
@@ -313,15 +313,15 @@ func (s *Service) RotateDeploymentKey(ctx context.Context, orgID, assistantID, i
 // (the widget answers 404, Telegram's webhook is deleted); its chats stay in the inbox.
 func (s *Service) DeleteDeployment(ctx context.Context, orgID, assistantID, id string) error {
 	var d Deployment
-	err := s.Store.Write(ctx, func(tx Tx) (err error) {
+	err := s.d.Store.Write(ctx, func(tx Tx) (err error) {
 		if d, err = tx.GetDeployment(orgID, assistantID, id); err != nil {
 			return err
 		}
 		return tx.DeleteDeployment(orgID, assistantID, id)
 	})
-	if r, ok := s.Connectors[d.IntegrationID].(Remover); ok && err == nil {
+	if r, ok := s.d.Connectors[d.IntegrationID].(Remover); ok && err == nil {
 		if rerr := r.Remove(ctx, d); rerr != nil {
-			s.Log.Warn("channels: undoing an integration's set-up failed", "org", orgID, "integration", id, "err", rerr)
+			s.d.Log.Warn("channels: undoing an integration's set-up failed", "org", orgID, "integration", id, "err", rerr)
 		}
 	}
 	return err
@@ -329,7 +329,7 @@ func (s *Service) DeleteDeployment(ctx context.Context, orgID, assistantID, id s
 
 // WidgetKeyCurrent tells whether key is still the widget's secret_key (constant time).
 func (s *Service) WidgetKeyCurrent(ctx context.Context, orgID, id, key string) (bool, error) {
-	d, err := readOne(ctx, s.Store, func(tx Tx) (Deployment, error) { return tx.GetDeployment(orgID, "", id) })
+	d, err := readOne(ctx, s.d.Store, func(tx Tx) (Deployment, error) { return tx.GetDeployment(orgID, "", id) })
 	if IsNotFound(err) {
 		return false, nil
 	}
@@ -361,7 +361,7 @@ func (s *Service) SetDeploymentStatus(ctx context.Context, seen Deployment, fail
 	if failure != nil {
 		status, why = DeploymentFailed, new(failure.Error())
 	}
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		d, err := tx.GetDeployment(seen.OrgID, "", seen.ID)
 		if IsNotFound(err) || err == nil && (d.UpdatedAt != seen.UpdatedAt || d.Status == status && equalPtr(d.Error, why)) {
 			return nil

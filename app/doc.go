@@ -18,7 +18,7 @@
 //     app/knowledge (extraction, chunking, crawls), app/assist (assistant runs); app/janitor
 //     runs the periodic tasks; app/stream fans stored events out to the SSE routes.
 //   - app/safehttp is the SSRF-guarded client of every request to a tenant's URL; the rule
-//     it applies (which addresses are forbidden) is this package's (netguard.go).
+//     it applies (which addresses are forbidden) is app/netguard's.
 //   - cli wires it all (Build): it makes the Service with its Deps, the handler and the
 //     workers; app/apitest runs the very same wiring over a temporary database for tests.
 //

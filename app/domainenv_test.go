@@ -30,6 +30,7 @@ type domainEnv struct {
 	ctx   context.Context
 	db    *sqlite.DB
 	svc   *app.Service
+	deps  app.Deps // what svc was made with (with makes another service from them)
 	clock *app.ManualClock
 	org   app.Org
 	admin app.Caller // the owner (ADMIN) acting on org
@@ -99,7 +100,7 @@ func newDomainEnv(t *testing.T, configure ...func(*app.Deps)) *domainEnv {
 	for _, f := range configure {
 		f(&d)
 	}
-	e.svc = app.NewService(d)
+	e.deps, e.svc = d, app.NewService(d)
 	nk, ok, err := e.svc.Bootstrap(ctx, "domain tests")
 	if err != nil || !ok {
 		t.Fatalf("bootstrap: %v, %v", ok, err)
@@ -112,7 +113,7 @@ func newDomainEnv(t *testing.T, configure ...func(*app.Deps)) *domainEnv {
 
 // with answers a second service over the same database with other collaborators or policies.
 func (e *domainEnv) with(configure func(*app.Deps)) *app.Service {
-	d := e.svc.Deps
+	d := e.deps
 	configure(&d)
 	return app.NewService(d)
 }

@@ -81,8 +81,8 @@ func NormalizeDomain(s string) string {
 
 // dkimKey makes a domain's 2048-bit DKIM key, or takes one from DKIMKeys when set.
 func (s *Service) dkimKey() (*rsa.PrivateKey, error) {
-	if s.DKIMKeys != nil {
-		return s.DKIMKeys()
+	if s.d.DKIMKeys != nil {
+		return s.d.DKIMKeys()
 	}
 	return rsa.GenerateKey(rand.Reader, 2048)
 }
@@ -114,23 +114,23 @@ func (s *Service) CreateDomain(ctx context.Context, orgID string, in DomainInput
 	d.DKIMTokens = []DNSRecord{{Name: d.Selector + "._domainkey." + name,
 		Value: "v=DKIM1; k=rsa; p=" + base64.StdEncoding.EncodeToString(pub)}}
 	d.VerificationRecord = DNSRecord{Name: "_workspace-verification." + name, Value: "workspace-verification=" + RandomBase62(32)}
-	err = s.Store.Write(ctx, func(tx Tx) error { return tx.CreateDomain(d) })
+	err = s.d.Store.Write(ctx, func(tx Tx) error { return tx.CreateDomain(d) })
 	return d, err
 }
 
 // GetDomain reads a domain.
 func (s *Service) GetDomain(ctx context.Context, orgID, id string) (Domain, error) {
-	return readOne(ctx, s.Store, func(tx Tx) (Domain, error) { return tx.GetDomain(orgID, id) })
+	return readOne(ctx, s.d.Store, func(tx Tx) (Domain, error) { return tx.GetDomain(orgID, id) })
 }
 
 // ListDomains lists domains by name.
 func (s *Service) ListDomains(ctx context.Context, orgID string, pg Page) (List[Domain], error) {
-	return readPage(ctx, s.Store, func(tx Tx) ([]Domain, int, error) { return tx.ListDomains(orgID, pg) })
+	return readPage(ctx, s.d.Store, func(tx Tx) ([]Domain, int, error) { return tx.ListDomains(orgID, pg) })
 }
 
 // DeleteDomain removes a domain; identities on it go with it.
 func (s *Service) DeleteDomain(ctx context.Context, orgID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteDomain(orgID, id) })
+	return s.d.Store.Write(ctx, func(tx Tx) error { return tx.DeleteDomain(orgID, id) })
 }
 
 // VerifyDomain looks the records up and sets VERIFIED when both the ownership token and the
@@ -141,7 +141,7 @@ func (s *Service) VerifyDomain(ctx context.Context, orgID, id string) (Domain, e
 		return d, err
 	}
 	why := s.checkRecords(ctx, d)
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if d, err = tx.GetDomain(orgID, id); err != nil {
 			return err
 		}
@@ -159,7 +159,7 @@ func (s *Service) VerifyDomain(ctx context.Context, orgID, id string) (Domain, e
 
 func (s *Service) checkRecords(ctx context.Context, d Domain) string {
 	for _, rec := range append([]DNSRecord{d.VerificationRecord}, d.DKIMTokens...) {
-		values, err := s.DNS.LookupTXT(ctx, rec.Name)
+		values, err := s.d.DNS.LookupTXT(ctx, rec.Name)
 		if err != nil {
 			return "TXT lookup of " + rec.Name + " failed: " + err.Error()
 		}
@@ -197,7 +197,7 @@ type PublicOrg struct {
 // an unknown and an unverified domain both read as not_found.
 func (s *Service) OrgByDomain(ctx context.Context, hostname string) (p PublicOrg, err error) {
 	name := NormalizeDomain(hostname)
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		d, err := tx.VerifiedDomain(name)
 		if err != nil {
 			return err

@@ -26,7 +26,7 @@ type Speech struct {
 // prompt, the inbox and search see them) or its error, with the seconds in the usage ledger.
 func (s *Service) RecordHearing(ctx context.Context, job RunJob, messageID string, h Hearing) error {
 	now := s.now()
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		m, err := tx.GetMessage(job.OrgID, job.ChatID, messageID)
 		if err != nil {
 			return ignoreNotFound(err) // deleted with its chat meanwhile
@@ -60,7 +60,7 @@ func (s *Service) attachSpeech(tx Tx, job RunJob, m *Message, sp *Speech, now Ti
 	name := id + extensionOf(sp.Mimetype)
 	f := ChatFile{ChatID: job.ChatID, MessageID: m.ID, Data: sp.Data, Audio: Audio{ID: id, FileFilename: name,
 		FilePath: "chats/" + job.ChatID + "/" + name, FileSize: int64(len(sp.Data)), FileMimetype: sp.Mimetype,
-		FileURL: s.Links.ChatFile(job.OrgID, job.ChatID, id), CreatedAt: now}}
+		FileURL: s.d.Links.ChatFile(job.OrgID, job.ChatID, id), CreatedAt: now}}
 	if err := tx.CreateFile(job.OrgID, f); err != nil {
 		return err
 	}

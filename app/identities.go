@@ -87,7 +87,7 @@ func (s *Service) CreateIdentity(ctx context.Context, orgID string, in IdentityI
 	now := s.now()
 	e = EmailIdentity{ID: NewID("eid"), OrgID: orgID, Email: email, Name: in.Name, IsDefault: in.IsDefault,
 		ClickTracking: in.ClickTracking, OpenTracking: in.OpenTracking, CreatedAt: now, UpdatedAt: now}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		d, err := tx.DomainByName(orgID, email[strings.LastIndex(email, "@")+1:])
 		if IsNotFound(err) {
 			return Invalid("email", "its domain is not one of this organization's domains; add it first")
@@ -112,17 +112,17 @@ func (s *Service) CreateIdentity(ctx context.Context, orgID string, in IdentityI
 
 // GetIdentity reads an identity.
 func (s *Service) GetIdentity(ctx context.Context, orgID, id string) (EmailIdentity, error) {
-	return readOne(ctx, s.Store, func(tx Tx) (EmailIdentity, error) { return tx.GetIdentity(orgID, id) })
+	return readOne(ctx, s.d.Store, func(tx Tx) (EmailIdentity, error) { return tx.GetIdentity(orgID, id) })
 }
 
 // ListIdentities lists identities, the default first.
 func (s *Service) ListIdentities(ctx context.Context, orgID string, pg Page) (List[EmailIdentity], error) {
-	return readPage(ctx, s.Store, func(tx Tx) ([]EmailIdentity, int, error) { return tx.ListIdentities(orgID, pg) })
+	return readPage(ctx, s.d.Store, func(tx Tx) ([]EmailIdentity, int, error) { return tx.ListIdentities(orgID, pg) })
 }
 
 // DeleteIdentity removes an identity.
 func (s *Service) DeleteIdentity(ctx context.Context, orgID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteIdentity(orgID, id) })
+	return s.d.Store.Write(ctx, func(tx Tx) error { return tx.DeleteIdentity(orgID, id) })
 }
 
 // UpdateIdentity applies the spec's PATCH; is_default true unsets the previous default in the
@@ -134,7 +134,7 @@ func (s *Service) UpdateIdentity(ctx context.Context, orgID, id string, in Ident
 	if in.Name.Set && !in.Name.Null && !HeaderSafe(in.Name.Value) {
 		return e, Invalid("name", "must not contain control characters (line breaks, tabs)")
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if e, err = tx.GetIdentity(orgID, id); err != nil {
 			return err
 		}

@@ -91,7 +91,7 @@ func (s *Service) AddInbound(tx Tx, in Inbound) (Message, []string, error) {
 		id := NewID("file")
 		files[i] = ChatFile{ChatID: in.ChatID, Data: f.Data, Audio: Audio{ID: id, FileFilename: f.Name,
 			FilePath: "chats/" + in.ChatID + "/" + id, FileSize: int64(len(f.Data)), FileMimetype: f.Mimetype,
-			FileURL: s.Links.ChatFile(in.OrgID, in.ChatID, id), CreatedAt: s.now()}}
+			FileURL: s.d.Links.ChatFile(in.OrgID, in.ChatID, id), CreatedAt: s.now()}}
 		if !f.Hidden {
 			parts = append(parts, Part{Type: "file", Text: f.Name, File: &files[i].Audio})
 		}

@@ -93,7 +93,7 @@ func (s *Service) Inbox(ctx context.Context, orgID string, f InboxFilter, next s
 		return l, err
 	}
 	offset := windowOffset(after, pg)
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		read := func(total int) (List[Chat], error) {
 			return inboxPage(tx, orgID, f, scope, after, offset, pg.Take, total)
 		}

@@ -86,7 +86,7 @@ func (s *Service) ResolveOrg(ctx context.Context, p Principal, org string) (stri
 		return p.Key.OrgID, nil
 	}
 	var within bool
-	err := s.Store.Read(ctx, func(tx Tx) (err error) {
+	err := s.d.Store.Read(ctx, func(tx Tx) (err error) {
 		within, err = tx.OrgWithin(org, p.Key.OrgID)
 		return err
 	})
@@ -123,7 +123,7 @@ func (s *Service) CreateKey(ctx context.Context, c Caller, in KeyInput) (NewKey,
 		return NewKey{}, Forbidden(Write("members"))
 	}
 	var nk NewKey
-	err := s.Store.Write(ctx, func(tx Tx) (err error) {
+	err := s.d.Store.Write(ctx, func(tx Tx) (err error) {
 		m, err := tx.GetMember(c.OrgID, in.MemberID)
 		if err != nil {
 			return err
@@ -148,7 +148,7 @@ func insertKey(tx Tx, orgID, memberID, name string, now Time) (NewKey, error) {
 
 // ListKeys lists an organization's keys (previews only).
 func (s *Service) ListKeys(ctx context.Context, orgID string, pg Page) (List[APIKey], error) {
-	return readPage(ctx, s.Store, func(tx Tx) ([]APIKey, int, error) { return tx.ListKeys(orgID, pg) })
+	return readPage(ctx, s.d.Store, func(tx Tx) ([]APIKey, int, error) { return tx.ListKeys(orgID, pg) })
 }
 
 // ownKeyOrAdmin lets a caller manage its member's own keys, or anyone's with members:write.
@@ -163,7 +163,7 @@ func ownKeyOrAdmin(c *Caller, k APIKey) error {
 // A nil caller is the operator at the CLI.
 func (s *Service) RotateKey(ctx context.Context, c *Caller, orgID, id string) (NewKey, error) {
 	var nk NewKey
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	err := s.d.Store.Write(ctx, func(tx Tx) error {
 		k, err := tx.GetKey(orgID, id)
 		if err != nil {
 			return err
@@ -181,7 +181,7 @@ func (s *Service) RotateKey(ctx context.Context, c *Caller, orgID, id string) (N
 
 // DeleteKey revokes a key at once. A nil caller is the operator at the CLI.
 func (s *Service) DeleteKey(ctx context.Context, c *Caller, orgID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		k, err := tx.GetKey(orgID, id)
 		if err != nil {
 			return err

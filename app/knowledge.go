@@ -119,10 +119,10 @@ func (s *Service) validateKnowledge(in *KnowledgeInput) error {
 			p.Add("content.url", "must be an http or https URL without credentials")
 		}
 		if in.Content.MaxPages == 0 {
-			in.Content.MaxPages = s.KnowledgeMaxPages
+			in.Content.MaxPages = s.d.KnowledgeMaxPages
 		}
-		if in.Content.MaxPages < 1 || in.Content.MaxPages > s.KnowledgeMaxPages {
-			p.Add("content.max_pages", "must be from 1 to "+itoa(s.KnowledgeMaxPages))
+		if in.Content.MaxPages < 1 || in.Content.MaxPages > s.d.KnowledgeMaxPages {
+			p.Add("content.max_pages", "must be from 1 to "+itoa(s.d.KnowledgeMaxPages))
 		}
 		if in.Title == "" {
 			in.Title = in.Content.URL
@@ -174,7 +174,7 @@ func (s *Service) insertKnowledge(ctx context.Context, orgID, assistantID, title
 	now := s.now()
 	k = KnowledgeContent{ID: NewID("kc"), OrgID: orgID, AssistantID: assistantID, Title: title, Type: typ, Content: body,
 		Size: size, Status: "PENDING", CreatedAt: now, UpdatedAt: now, Data: data}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if err := liveAssistant(tx, orgID, assistantID); err != nil {
 			return err
 		}
@@ -185,7 +185,7 @@ func (s *Service) insertKnowledge(ctx context.Context, orgID, assistantID, title
 
 // GetKnowledge reads a content with its children.
 func (s *Service) GetKnowledge(ctx context.Context, orgID, assistantID, id string) (k KnowledgeContent, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		if err := liveAssistant(tx, orgID, assistantID); err != nil {
 			return err
 		}
@@ -222,7 +222,7 @@ func (s *Service) ListKnowledge(ctx context.Context, orgID, assistantID string, 
 	if err := p.Err(); err != nil {
 		return l, err
 	}
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		if err := liveAssistant(tx, orgID, assistantID); err != nil {
 			return err
 		}
@@ -239,7 +239,7 @@ func (s *Service) ListKnowledge(ctx context.Context, orgID, assistantID string, 
 
 // DeleteKnowledge removes a content with its chunks and children.
 func (s *Service) DeleteKnowledge(ctx context.Context, orgID, assistantID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		if err := liveAssistant(tx, orgID, assistantID); err != nil {
 			return err
 		}
@@ -249,7 +249,7 @@ func (s *Service) DeleteKnowledge(ctx context.Context, orgID, assistantID, id st
 
 // RetryKnowledge queues a content again: a FAILED one to retry, a URL one to re-crawl.
 func (s *Service) RetryKnowledge(ctx context.Context, orgID, assistantID, id string) (k KnowledgeContent, err error) {
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if err := liveAssistant(tx, orgID, assistantID); err != nil {
 			return err
 		}
@@ -278,7 +278,7 @@ func (s *Service) SearchKnowledge(ctx context.Context, orgID, assistantID, query
 	if validateSearch(p, query, true); len(p) > 0 {
 		return nil, p.Err()
 	}
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		if err := liveAssistant(tx, orgID, assistantID); err != nil {
 			return err
 		}

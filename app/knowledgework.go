@@ -9,7 +9,7 @@ func (s *Service) ClaimKnowledge(ctx context.Context, room ClaimRoom) (ks []Know
 	if due, err := s.anyDue(ctx, room, func(tx Tx) (bool, error) { return tx.AnyKnowledgeDue(now) }); !due {
 		return nil, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if ks, err = tx.ClaimKnowledge(now, At(now.Add(KnowledgeLease)), room); err != nil {
 			return err
 		}
@@ -25,7 +25,7 @@ func (s *Service) ClaimKnowledge(ctx context.Context, room ClaimRoom) (ks []Know
 	if err != nil || len(ks) == 0 {
 		return nil, err
 	}
-	err = s.Store.Read(ctx, func(tx Tx) (err error) {
+	err = s.d.Store.Read(ctx, func(tx Tx) (err error) {
 		for i := range ks {
 			if ks[i].Type == "FILE" {
 				if ks[i].Data, err = tx.GetKnowledgeData(ks[i].ID); err != nil {
@@ -40,7 +40,7 @@ func (s *Service) ClaimKnowledge(ctx context.Context, room ClaimRoom) (ks []Know
 
 // SaveChunks stores the chunks of a content, moving chunks_count and chunks_processed.
 func (s *Service) SaveChunks(ctx context.Context, k *KnowledgeContent, texts []string) error {
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		first := k.ChunksProcessed
 		if err := tx.AddChunks(*k, first, texts); err != nil {
 			return err
@@ -54,7 +54,7 @@ func (s *Service) SaveChunks(ctx context.Context, k *KnowledgeContent, texts []s
 // SetChunkTotal records how many chunks a content will have, before they are stored.
 func (s *Service) SetChunkTotal(ctx context.Context, k *KnowledgeContent, n int) error {
 	k.ChunksCount, k.UpdatedAt = n, s.now()
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.SetKnowledgeProgress(*k) })
+	return s.d.Store.Write(ctx, func(tx Tx) error { return tx.SetKnowledgeProgress(*k) })
 }
 
 // FinishKnowledge ends processing: PROCESSED, or FAILED with the reason.
@@ -64,7 +64,7 @@ func (s *Service) FinishKnowledge(ctx context.Context, k *KnowledgeContent, fail
 		msg := failure.Error()
 		k.Status, k.Error = "FAILED", &msg
 	}
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.SetKnowledgeProgress(*k) })
+	return s.d.Store.Write(ctx, func(tx Tx) error { return tx.SetKnowledgeProgress(*k) })
 }
 
 // AddCrawledPage records a page of a crawl as a child content, PROCESSING until its chunks
@@ -75,6 +75,6 @@ func (s *Service) AddCrawledPage(ctx context.Context, parent KnowledgeContent, p
 	k := KnowledgeContent{ID: NewID("kc"), OrgID: parent.OrgID, AssistantID: parent.AssistantID, Title: title, Type: "URL",
 		Content: KnowledgeBody{Type: "URL", URL: pageURL, MaxPages: 1}, Size: size, Status: "PROCESSING",
 		CreatedAt: now, UpdatedAt: now, ParentContentID: &pid}
-	err := s.Store.Write(ctx, func(tx Tx) error { return tx.CreateKnowledge(k) })
+	err := s.d.Store.Write(ctx, func(tx Tx) error { return tx.CreateKnowledge(k) })
 	return k, err
 }

@@ -88,7 +88,7 @@ func (s *Service) CreateMember(ctx context.Context, c Caller, in MemberInput) (M
 	now := s.now()
 	m := Member{ID: NewID("mem"), OrgID: c.OrgID, Name: strings.TrimSpace(in.Name), Email: strings.ToLower(in.Email),
 		Avatar: in.Avatar, Role: in.Role, CreatedAt: now, UpdatedAt: now}
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	err := s.d.Store.Write(ctx, func(tx Tx) error {
 		if err := checkGrant(tx, c, m.Role); err != nil {
 			return err
 		}
@@ -99,12 +99,12 @@ func (s *Service) CreateMember(ctx context.Context, c Caller, in MemberInput) (M
 
 // GetMember reads one member of the organization.
 func (s *Service) GetMember(ctx context.Context, orgID, id string) (Member, error) {
-	return readOne(ctx, s.Store, func(tx Tx) (Member, error) { return tx.GetMember(orgID, id) })
+	return readOne(ctx, s.d.Store, func(tx Tx) (Member, error) { return tx.GetMember(orgID, id) })
 }
 
 // ListMembers lists an organization's members.
 func (s *Service) ListMembers(ctx context.Context, orgID string, pg Page) (List[Member], error) {
-	return readPage(ctx, s.Store, func(tx Tx) ([]Member, int, error) { return tx.ListMembers(orgID, pg) })
+	return readPage(ctx, s.d.Store, func(tx Tx) ([]Member, int, error) { return tx.ListMembers(orgID, pg) })
 }
 
 // UpdateMember changes a member; the last ADMIN cannot lose the role, and a role change
@@ -123,7 +123,7 @@ func (s *Service) UpdateMember(ctx context.Context, c Caller, id string, in Memb
 	if err := p.Err(); err != nil {
 		return Member{}, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if m, err = tx.GetMember(c.OrgID, id); err != nil {
 			return err
 		}
@@ -181,7 +181,7 @@ func keepOneAdmin(tx Tx, m Member) error {
 // DeleteMember removes a member and, with it, every key it made; its chats are unassigned
 // first, each with its chat.assigned.
 func (s *Service) DeleteMember(ctx context.Context, orgID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		m, err := tx.GetMember(orgID, id)
 		if err != nil {
 			return err

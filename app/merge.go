@@ -64,7 +64,7 @@ func (s *Service) merge(ctx context.Context, orgID string, in MergeInput, dry bo
 	if err := p.Err(); err != nil {
 		return out, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if out, err = s.mergeIn(tx, orgID, in); err != nil {
 			return err
 		}

@@ -180,7 +180,7 @@ func (s *Service) AddMessage(ctx context.Context, c Caller, chatID string, in Me
 		return Message{}, err
 	}
 	var stopped []string
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if err := checkMessageRefs(tx, c.OrgID, chatID, in.Role, in.BroadcastID, in.Messages); err != nil {
 			return err
 		}
@@ -268,7 +268,7 @@ func (s *Service) ListMessages(ctx context.Context, orgID, chatID, next string, 
 	if err != nil {
 		return l, err
 	}
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		if _, err := tx.GetChat(orgID, chatID); err != nil {
 			return err
 		}
@@ -304,7 +304,7 @@ func (s *Service) UpdateMessage(ctx context.Context, orgID, chatID, id string, i
 		return m, err
 	}
 	var stopped []string
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if m, err = tx.GetMessage(orgID, chatID, id); err != nil {
 			return err
 		}

@@ -37,12 +37,12 @@ func (noRecorder) RunFinished(string, string)       {}
 func (noRecorder) RunTokens(string, string, int)    {}
 func (noRecorder) FirstToken(string, time.Duration) {}
 
-// recorder is s.Recorder, or one that drops everything.
+// recorder is s.d.Recorder, or one that drops everything.
 func (s *Service) recorder() Recorder {
-	if s.Recorder == nil {
+	if s.d.Recorder == nil {
 		return noRecorder{}
 	}
-	return s.Recorder
+	return s.d.Recorder
 }
 
 // RunMetrics is where the run loop reports what only it sees (time to the first token).

@@ -74,7 +74,7 @@ func (s *Service) CreateNote(ctx context.Context, c Caller, contactID string, in
 	now := s.now()
 	n := Note{ID: NewID("note"), OrgID: c.OrgID, ContactID: contactID, Content: in.Content, CreatedAt: now,
 		UpdatedAt: now, User: c.Member.User()}
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	err := s.d.Store.Write(ctx, func(tx Tx) error {
 		if _, err := tx.GetContact(c.OrgID, contactID); err != nil {
 			return err
 		}
@@ -85,7 +85,7 @@ func (s *Service) CreateNote(ctx context.Context, c Caller, contactID string, in
 
 // ListNotes lists a contact's notes, newest first.
 func (s *Service) ListNotes(ctx context.Context, orgID, contactID string, pg Page) (l List[Note], err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		if _, err := tx.GetContact(orgID, contactID); err != nil {
 			return err
 		}
@@ -97,7 +97,7 @@ func (s *Service) ListNotes(ctx context.Context, orgID, contactID string, pg Pag
 
 // DeleteNote removes a note.
 func (s *Service) DeleteNote(ctx context.Context, orgID, contactID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteNote(orgID, contactID, id) })
+	return s.d.Store.Write(ctx, func(tx Tx) error { return tx.DeleteNote(orgID, contactID, id) })
 }
 
 // CreateMemory records a memory about a contact.
@@ -117,7 +117,7 @@ func (s *Service) CreateMemory(ctx context.Context, c Caller, contactID string, 
 	m := Memory{OrgID: c.OrgID, ContactID: contactID, UserID: c.Member.ID, Type: in.Type,
 		Importance: *in.Importance, Content: in.Content, CreatedAt: now, UpdatedAt: now}
 	m.ID = NewID("cmem")
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	err := s.d.Store.Write(ctx, func(tx Tx) error {
 		if _, err := tx.GetContact(c.OrgID, contactID); err != nil {
 			return err
 		}
@@ -133,7 +133,7 @@ func (s *Service) ListMemories(ctx context.Context, orgID, contactID, next strin
 	if err != nil {
 		return l, err
 	}
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		if _, err := tx.GetContact(orgID, contactID); err != nil {
 			return err
 		}
@@ -150,5 +150,5 @@ func (s *Service) ListMemories(ctx context.Context, orgID, contactID, next strin
 
 // DeleteMemory removes a memory.
 func (s *Service) DeleteMemory(ctx context.Context, orgID, contactID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteMemory(orgID, contactID, id) })
+	return s.d.Store.Write(ctx, func(tx Tx) error { return tx.DeleteMemory(orgID, contactID, id) })
 }

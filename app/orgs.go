@@ -77,6 +77,10 @@ func newOrg(name string, parent *string, now Time) Org {
 		Balance: InitialBalance, CreatedAt: now, UpdatedAt: now}
 }
 
+// ValidateName adds a problem unless name is a non-blank text of at most max characters; the
+// rule packages beside app (app/connection) check names with it.
+func ValidateName(p Problems, field, name string, max int) { validateName(p, field, name, max) }
+
 func validateName(p Problems, field, name string, max int) {
 	validateText(p, field, name, true, max)
 }
@@ -117,7 +121,7 @@ func (s *Service) CreateOrg(ctx context.Context, in OrgInput, parentID string) (
 		parent = &parentID
 	}
 	org := newOrg(strings.TrimSpace(in.Name), parent, s.now())
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	err := s.d.Store.Write(ctx, func(tx Tx) error {
 		if parent != nil {
 			if _, err := tx.GetOrg(parentID); err != nil {
 				return err
@@ -130,7 +134,7 @@ func (s *Service) CreateOrg(ctx context.Context, in OrgInput, parentID string) (
 
 // GetOrg reads one organization.
 func (s *Service) GetOrg(ctx context.Context, id string) (Org, error) {
-	return readOne(ctx, s.Store, func(tx Tx) (Org, error) { return tx.GetOrg(id) })
+	return readOne(ctx, s.d.Store, func(tx Tx) (Org, error) { return tx.GetOrg(id) })
 }
 
 // UpdateOrg applies a PATCH /orgs/{org}.
@@ -149,7 +153,7 @@ func (s *Service) UpdateOrg(ctx context.Context, id string, in OrgPatch) (org Or
 	if err := p.Err(); err != nil {
 		return Org{}, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if org, err = tx.GetOrg(id); err != nil {
 			return err
 		}
@@ -170,17 +174,17 @@ func (s *Service) UpdateOrg(ctx context.Context, id string, in OrgPatch) (org Or
 
 // ListSubOrgs lists the direct children of an organization.
 func (s *Service) ListSubOrgs(ctx context.Context, parentID string, pg Page) (List[Org], error) {
-	return readPage(ctx, s.Store, func(tx Tx) ([]Org, int, error) { return tx.ListSubOrgs(parentID, pg) })
+	return readPage(ctx, s.d.Store, func(tx Tx) ([]Org, int, error) { return tx.ListSubOrgs(parentID, pg) })
 }
 
 // ListOrgs lists every organization (CLI).
 func (s *Service) ListOrgs(ctx context.Context) ([]Org, error) {
-	return readOne(ctx, s.Store, func(tx Tx) ([]Org, error) { return tx.ListOrgs() })
+	return readOne(ctx, s.d.Store, func(tx Tx) ([]Org, error) { return tx.ListOrgs() })
 }
 
 // SetBalance sets an organization's balance (CLI). Webhook deliveries pause at 0 or less.
 func (s *Service) SetBalance(ctx context.Context, id string, balance float64) (org Org, err error) {
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if org, err = tx.GetOrg(id); err != nil {
 			return err
 		}

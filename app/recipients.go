@@ -159,7 +159,7 @@ func (s *Service) ListRecipients(ctx context.Context, orgID string, f RecipientF
 	if err != nil {
 		return l, err
 	}
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		l.Items, l.Total, err = tx.ListRecipients(orgID, f, after, windowOffset(after, pg), pg.Take+1)
 		return err
 	})
@@ -204,7 +204,7 @@ func (s *Service) RecordRecipientEvent(ctx context.Context, orgID, id string, in
 	if at.IsZero() {
 		at = s.now()
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if r, err = tx.GetRecipient(orgID, id); err != nil {
 			return err
 		}
@@ -322,11 +322,11 @@ func (s *Service) completeBroadcast(tx Tx, orgID, id string, now Time) error {
 // UnsubscribeByToken handles an unsubscribe link: the recipient's contact opts out with
 // reason unsubscribe_link. Repeats are harmless.
 func (s *Service) UnsubscribeByToken(ctx context.Context, token string) error {
-	id, ok := s.Tokens.Verify("unsubscribe", token)
+	id, ok := s.d.Tokens.Verify("unsubscribe", token)
 	if !ok {
 		return NotFound("link")
 	}
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		r, err := tx.FindRecipient(id)
 		if err != nil {
 			return err
@@ -341,11 +341,11 @@ func (s *Service) UnsubscribeByToken(ctx context.Context, token string) error {
 // CheckUnsubscribeToken tells whether an unsubscribe link names a recipient, changing
 // nothing: the page behind GET only asks for confirmation, because mail scanners fetch links.
 func (s *Service) CheckUnsubscribeToken(ctx context.Context, token string) error {
-	id, ok := s.Tokens.Verify("unsubscribe", token)
+	id, ok := s.d.Tokens.Verify("unsubscribe", token)
 	if !ok {
 		return NotFound("link")
 	}
-	return s.Store.Read(ctx, func(tx Tx) error {
+	return s.d.Store.Read(ctx, func(tx Tx) error {
 		_, err := tx.FindRecipient(id)
 		return err
 	})
@@ -353,11 +353,11 @@ func (s *Service) CheckUnsubscribeToken(ctx context.Context, token string) error
 
 // TrackOpen records an open from the tracking pixel.
 func (s *Service) TrackOpen(ctx context.Context, token string) error {
-	id, ok := s.Tokens.Verify("open", token)
+	id, ok := s.d.Tokens.Verify("open", token)
 	if !ok {
 		return NotFound("link")
 	}
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		now := s.now()
 		_, err := tx.SetRecipientFlag(id, "opened", now, now)
 		return err
@@ -366,12 +366,12 @@ func (s *Service) TrackOpen(ctx context.Context, token string) error {
 
 // TrackClick records a click and answers where to send the reader.
 func (s *Service) TrackClick(ctx context.Context, token string) (string, error) {
-	payload, ok := s.Tokens.Verify("click", token)
+	payload, ok := s.d.Tokens.Verify("click", token)
 	id, target, found := strings.Cut(payload, "|")
 	if !ok || !found {
 		return "", NotFound("link")
 	}
-	err := s.Store.Write(ctx, func(tx Tx) error { return tx.RecordClick(id, s.now()) })
+	err := s.d.Store.Write(ctx, func(tx Tx) error { return tx.RecordClick(id, s.now()) })
 	return target, err
 }
 

@@ -73,18 +73,18 @@ func (s *Service) CreateRole(ctx context.Context, c Caller, in RoleInput) (Role,
 	now := s.now()
 	r := Role{ID: NewID("role"), OrgID: orgID, Name: strings.TrimSpace(*in.Name),
 		Permissions: normalizePermissions(in.Permissions), CreatedAt: now, UpdatedAt: now}
-	err := s.Store.Write(ctx, func(tx Tx) error { return tx.CreateRole(r) })
+	err := s.d.Store.Write(ctx, func(tx Tx) error { return tx.CreateRole(r) })
 	return r, err
 }
 
 // GetRole reads one custom role.
 func (s *Service) GetRole(ctx context.Context, orgID, id string) (Role, error) {
-	return readOne(ctx, s.Store, func(tx Tx) (Role, error) { return tx.GetRole(orgID, id) })
+	return readOne(ctx, s.d.Store, func(tx Tx) (Role, error) { return tx.GetRole(orgID, id) })
 }
 
 // ListRoles lists the custom roles of an organization.
 func (s *Service) ListRoles(ctx context.Context, orgID string, pg Page) (List[Role], error) {
-	return readPage(ctx, s.Store, func(tx Tx) ([]Role, int, error) { return tx.ListRoles(orgID, pg) })
+	return readPage(ctx, s.d.Store, func(tx Tx) ([]Role, int, error) { return tx.ListRoles(orgID, pg) })
 }
 
 // UpdateRole changes a role; members holding it get the new permissions on their next request.
@@ -92,7 +92,7 @@ func (s *Service) UpdateRole(ctx context.Context, c Caller, id string, in RoleIn
 	if err := validateRole(in, false); err != nil {
 		return Role{}, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if r, err = tx.GetRole(c.OrgID, id); err != nil {
 			return err
 		}
@@ -113,7 +113,7 @@ func (s *Service) UpdateRole(ctx context.Context, c Caller, id string, in RoleIn
 
 // DeleteRole removes a role that no member holds.
 func (s *Service) DeleteRole(ctx context.Context, orgID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		if _, err := tx.GetRole(orgID, id); err != nil {
 			return err
 		}

@@ -30,7 +30,7 @@ func (e *domainEnv) runFor(chatID, text string) app.RunJob {
 	if early := e.claimRuns("r1"); len(early) != 0 {
 		e.t.Fatalf("a run started within the debounce: %+v", early)
 	}
-	e.clock.Advance(e.svc.RunPolicy.Debounce)
+	e.clock.Advance(e.deps.RunPolicy.Debounce)
 	jobs := e.claimRuns("r1")
 	if len(jobs) != 1 || jobs[0].ChatID != chatID {
 		e.t.Fatalf("claimed %+v", jobs)
@@ -95,7 +95,7 @@ func TestRunsChargeTheBalanceAndUsageByDay(t *testing.T) {
 		t.Fatalf("final message %+v", m)
 	}
 	c := need(e.svc.GetChat(e.ctx, e.org.ID, chat.ID))
-	if !c.State.FollowUpAt.Equal(e.clock.Now().Add(e.svc.Automation.FollowUpAfter)) {
+	if !c.State.FollowUpAt.Equal(e.clock.Now().Add(e.deps.Automation.FollowUpAfter)) {
 		t.Fatalf("an open question left follow_up_at %v", c.State.FollowUpAt)
 	}
 
@@ -148,7 +148,7 @@ func TestRunWithoutBalanceFails(t *testing.T) {
 	chat := e.assisted(app.ConversationConfig{ThreadMode: "new"})
 	need(e.svc.SetBalance(e.ctx, e.org.ID, 0))
 	e.say(chat.ID, "user", "hello")
-	e.clock.Advance(e.svc.RunPolicy.Debounce)
+	e.clock.Advance(e.deps.RunPolicy.Debounce)
 	if jobs := e.claimRuns("r1"); len(jobs) != 0 {
 		t.Fatalf("a run started without balance: %+v", jobs)
 	}
@@ -200,7 +200,7 @@ func TestWhatStopsARun(t *testing.T) {
 		if m.Status != "CANCELED" || replyOf(m) != "" || m.Usage == nil || m.Usage.OutputTokens != 1000 || !near(e.balance(), before-0.01) {
 			t.Fatalf("%s: after the runner's final write %+v, balance %v", c.name, m, e.balance())
 		}
-		e.clock.Advance(e.svc.RunPolicy.Debounce)
+		e.clock.Advance(e.deps.RunPolicy.Debounce)
 		if jobs := e.claimRuns("r1"); (len(jobs) == 1) != c.next {
 			t.Fatalf("%s: next claim %+v", c.name, jobs)
 		}
@@ -309,7 +309,7 @@ func TestAutoResolveAndRating(t *testing.T) {
 	quiet, taken := e.assisted(conv), e.assisted(conv)
 	e.say(quiet.ID, "user", "hello")
 	e.say(taken.ID, "user", "hello")
-	e.clock.Advance(e.svc.RunPolicy.Debounce)
+	e.clock.Advance(e.deps.RunPolicy.Debounce)
 	jobs := e.claimRuns("r1")
 	if len(jobs) != 2 {
 		t.Fatalf("claimed %d runs", len(jobs))
@@ -318,7 +318,7 @@ func TestAutoResolveAndRating(t *testing.T) {
 		e.must(e.svc.FinishRun(e.ctx, job, app.RunOutcome{Status: "COMPLETED", Text: "Done, anything else."}))
 	}
 	e.patch(taken.ID, app.ChatPatch{AssignedUserID: set(e.admin.Member.ID)})
-	e.clock.Advance(e.svc.Automation.AutoResolveAfter - time.Second)
+	e.clock.Advance(e.deps.Automation.AutoResolveAfter - time.Second)
 	if n := need(e.svc.AutoResolveChats(e.ctx)); n != 0 {
 		t.Fatalf("closed %d chats before the silence was long enough", n)
 	}
@@ -343,7 +343,7 @@ func TestAutoResolveAndRating(t *testing.T) {
 		if (c.State.CSATScore == nil) != (a.score == nil) || (a.score != nil && *c.State.CSATScore != *a.score) {
 			t.Fatalf("after %q: csat %v", a.text, c.State.CSATScore)
 		}
-		e.clock.Advance(e.svc.RunPolicy.Debounce)
+		e.clock.Advance(e.deps.RunPolicy.Debounce)
 		if jobs := e.claimRuns("r1"); (len(jobs) == 1) != a.run {
 			t.Fatalf("after %q: runs %+v", a.text, jobs)
 		}

@@ -128,7 +128,7 @@ func (s *Service) triggerRun(tx Tx, c Chat, m Message, now Time) ([]string, erro
 	if err != nil {
 		return nil, err
 	}
-	r := Run{ID: NewID("run"), OrgID: c.OrgID, ChatID: c.ID, DueAt: At(now.Add(s.RunPolicy.Debounce)), CreatedAt: now}
+	r := Run{ID: NewID("run"), OrgID: c.OrgID, ChatID: c.ID, DueAt: At(now.Add(s.d.RunPolicy.Debounce)), CreatedAt: now}
 	return stopped, tx.ScheduleRun(r)
 }
 
@@ -175,11 +175,11 @@ func (s *Service) stopUnderWay(tx Tx, c Chat, why string, now Time) ([]string, e
 // abortRuns tells the runner to stop the runs of these messages (after the commit that
 // stopped them).
 func (s *Service) abortRuns(messageIDs []string) {
-	if s.Runner == nil {
+	if s.d.Runner == nil {
 		return
 	}
 	for _, id := range messageIDs {
-		s.Runner.Abort(id)
+		s.d.Runner.Abort(id)
 	}
 }
 
@@ -222,7 +222,7 @@ func (s *Service) writeRunMessage(tx Tx, orgID string, m Message, now Time) erro
 // nil when nothing was in flight). Nothing to cancel at all is a conflict.
 func (s *Service) CancelRun(ctx context.Context, orgID, chatID string) (*Message, error) {
 	var run *Run
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	err := s.d.Store.Write(ctx, func(tx Tx) error {
 		if _, err := tx.GetChat(orgID, chatID); err != nil {
 			return err
 		}
@@ -255,8 +255,8 @@ const cancelWait = 3 * time.Second
 
 func (s *Service) awaitCanceled(ctx context.Context, r Run) (*Message, error) {
 	var done <-chan struct{}
-	if s.Runner != nil {
-		done = s.Runner.Abort(r.MessageID)
+	if s.d.Runner != nil {
+		done = s.d.Runner.Abort(r.MessageID)
 	}
 	if done != nil {
 		select {
@@ -269,13 +269,13 @@ func (s *Service) awaitCanceled(ctx context.Context, r Run) (*Message, error) {
 	}
 	if done == nil { // not running here (or stuck): end it from the stored text
 		now := s.now()
-		err := s.Store.Write(ctx, func(tx Tx) error { return s.finishStored(tx, r, RunOutcome{Status: "CANCELED"}, now) })
+		err := s.d.Store.Write(ctx, func(tx Tx) error { return s.finishStored(tx, r, RunOutcome{Status: "CANCELED"}, now) })
 		if err != nil {
 			return nil, err
 		}
 	}
 	var m Message
-	err := s.Store.Read(ctx, func(tx Tx) (err error) {
+	err := s.d.Store.Read(ctx, func(tx Tx) (err error) {
 		m, err = tx.GetMessage(r.OrgID, r.ChatID, r.MessageID)
 		return err
 	})

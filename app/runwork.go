@@ -62,7 +62,7 @@ func (s *Service) ResolveModel(c Chat, a Assistant) string {
 			return m
 		}
 	}
-	return s.RunPolicy.DefaultModel
+	return s.d.RunPolicy.DefaultModel
 }
 
 // ClaimRuns ends the runs of dead runners as interrupted, then starts the due runs the room
@@ -75,7 +75,7 @@ func (s *Service) ClaimRuns(ctx context.Context, owner string, room ClaimRoom) (
 	if work, err := s.runWork(ctx, owner, now); err != nil || !work {
 		return nil, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		jobs = nil
 		if err := s.interruptOrphans(tx, owner, now); err != nil {
 			return err
@@ -101,7 +101,7 @@ func (s *Service) ClaimRuns(ctx context.Context, owner string, room ClaimRoom) (
 // runWork tells, from a snapshot, whether a claim has anything to do, so an idle worker's
 // ticks do not take the one writer connection.
 func (s *Service) runWork(ctx context.Context, owner string, now Time) (work bool, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		orphans, err := tx.OrphanRuns(owner, now)
 		if err != nil || len(orphans) > 0 {
 			work = err == nil
@@ -161,7 +161,7 @@ func (s *Service) startRun(tx Tx, r Run, owner string, now Time) (RunJob, bool, 
 		return RunJob{}, false, firstErr(s.writeRunMessage(tx, r.OrgID, m, now), tx.DeleteRun(r.ID))
 	}
 	job.MessageID, job.Owner = m.ID, owner
-	return job, true, tx.StartRun(r.ID, m.ID, owner, At(now.Add(s.RunPolicy.Lease)))
+	return job, true, tx.StartRun(r.ID, m.ID, owner, At(now.Add(s.d.RunPolicy.Lease)))
 }
 
 func firstErr(errs ...error) error {
@@ -182,8 +182,8 @@ func ignoreNotFound(err error) error {
 
 // LoadRun reads what a run's prompt needs.
 func (s *Service) LoadRun(ctx context.Context, job RunJob) (in RunInput, err error) {
-	in.Now, in.FollowUp = s.Clock.Now(), job.FollowUp
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	in.Now, in.FollowUp = s.d.Clock.Now(), job.FollowUp
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		if in.Chat, err = tx.GetChatRow(job.OrgID, job.ChatID); err != nil {
 			return err
 		}
@@ -217,7 +217,7 @@ func loadRunContact(tx Tx, in *RunInput) (err error) {
 
 // history answers the last HistoryMessages messages before the run's own.
 func (s *Service) history(tx Tx, job RunJob) ([]Message, error) {
-	n := max(1, s.RunPolicy.HistoryMessages)
+	n := max(1, s.d.RunPolicy.HistoryMessages)
 	_, total, err := tx.ListMessages(job.OrgID, job.ChatID, nil, 0, 0)
 	if err != nil {
 		return nil, err
@@ -240,7 +240,7 @@ func (s *Service) history(tx Tx, job RunJob) ([]Message, error) {
 // run must end: its message is no longer RUNNING, or a stop was recorded for it.
 func (s *Service) FlushRun(ctx context.Context, job RunJob, text string) (stop bool, err error) {
 	now := s.now()
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		r, err := tx.GetRun(job.ID)
 		if IsNotFound(err) || (err == nil && r.Stop != "") {
 			stop = true
@@ -255,7 +255,7 @@ func (s *Service) FlushRun(ctx context.Context, job RunJob, text string) (stop b
 			stop = err == nil
 			return err
 		}
-		return tx.RenewRun(job.ID, At(now.Add(s.RunPolicy.Lease)))
+		return tx.RenewRun(job.ID, At(now.Add(s.d.RunPolicy.Lease)))
 	})
 	return stop, err
 }
@@ -265,7 +265,7 @@ func (s *Service) FlushRun(ctx context.Context, job RunJob, text string) (stop b
 // A recorded cancel makes the run CANCELED whatever the runner saw.
 func (s *Service) FinishRun(ctx context.Context, job RunJob, out RunOutcome) error {
 	now := s.now()
-	err := s.Store.Write(ctx, func(tx Tx) error { return s.finish(tx, job, out, now) })
+	err := s.d.Store.Write(ctx, func(tx Tx) error { return s.finish(tx, job, out, now) })
 	if err == nil {
 		s.countRun(job, out)
 	}

@@ -85,18 +85,18 @@ func (s *Service) CreateSegment(ctx context.Context, orgID string, in SegmentInp
 	if in.Color != nil {
 		seg.Color = *in.Color
 	}
-	err := s.Store.Write(ctx, func(tx Tx) error { return tx.CreateSegment(seg) })
+	err := s.d.Store.Write(ctx, func(tx Tx) error { return tx.CreateSegment(seg) })
 	return seg, err
 }
 
 // GetSegment reads a segment with its live contact count.
 func (s *Service) GetSegment(ctx context.Context, orgID, id string) (Segment, error) {
-	return readOne(ctx, s.Store, func(tx Tx) (Segment, error) { return tx.GetSegment(orgID, id) })
+	return readOne(ctx, s.d.Store, func(tx Tx) (Segment, error) { return tx.GetSegment(orgID, id) })
 }
 
 // ListSegments lists segments by name.
 func (s *Service) ListSegments(ctx context.Context, orgID string, pg Page) (List[Segment], error) {
-	return readPage(ctx, s.Store, func(tx Tx) ([]Segment, int, error) { return tx.ListSegments(orgID, pg) })
+	return readPage(ctx, s.d.Store, func(tx Tx) ([]Segment, int, error) { return tx.ListSegments(orgID, pg) })
 }
 
 // UpdateSegment renames or recolors a segment.
@@ -104,7 +104,7 @@ func (s *Service) UpdateSegment(ctx context.Context, orgID, id string, in Segmen
 	if err := validateSegment(in, false); err != nil {
 		return Segment{}, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if seg, err = tx.GetSegment(orgID, id); err != nil {
 			return err
 		}
@@ -122,7 +122,7 @@ func (s *Service) UpdateSegment(ctx context.Context, orgID, id string, in Segmen
 
 // DeleteSegment removes a segment and its memberships (not the contacts).
 func (s *Service) DeleteSegment(ctx context.Context, orgID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteSegment(orgID, id) })
+	return s.d.Store.Write(ctx, func(tx Tx) error { return tx.DeleteSegment(orgID, id) })
 }
 
 // AddSegmentContacts adds contacts to a segment; an unknown contact id is 404.
@@ -133,7 +133,7 @@ func (s *Service) AddSegmentContacts(ctx context.Context, orgID, id string, cont
 	if len(contactIDs) > 10000 {
 		return seg, Invalid("contact_ids", "must name at most 10000 contacts")
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if _, err := tx.GetSegment(orgID, id); err != nil {
 			return err
 		}
@@ -155,7 +155,7 @@ func (s *Service) AddSegmentContacts(ctx context.Context, orgID, id string, cont
 
 // RemoveSegmentContact takes a contact out of a segment.
 func (s *Service) RemoveSegmentContact(ctx context.Context, orgID, id, contactID string) error {
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		if _, err := tx.GetSegment(orgID, id); err != nil {
 			return err
 		}

@@ -39,7 +39,7 @@ func (s *Service) ClaimRecipients(ctx context.Context, room ClaimRoom) (rs []Rec
 	if due, err := s.anyDue(ctx, room, func(tx Tx) (bool, error) { return tx.AnyRecipientDue(now) }); !due {
 		return nil, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		rs, err = tx.ClaimRecipients(now, At(now.Add(RecipientLease)), room)
 		return err
 	})
@@ -69,10 +69,10 @@ func (s *Service) ProcessRecipient(ctx context.Context, r Recipient) error {
 	case plan.failure != "":
 		return s.recordSend(ctx, r, nil, plan.failure)
 	case plan.email != nil:
-		if s.Mailer == nil {
+		if s.d.Mailer == nil {
 			return s.recordSend(ctx, r, nil, "email.smtp_url is not configured: this server cannot send email")
 		}
-		if err := s.Mailer.Send(ctx, *plan.email); err != nil {
+		if err := s.d.Mailer.Send(ctx, *plan.email); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err() // shutdown: the lease brings it back
 			}
@@ -89,7 +89,7 @@ func (s *Service) ProcessRecipient(ctx context.Context, r Recipient) error {
 }
 
 func (s *Service) planRecipient(ctx context.Context, r Recipient) (p sendPlan, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		if p.broadcast, err = tx.GetBroadcastContent(r.OrgID, r.BroadcastID); err != nil {
 			return err
 		}
@@ -144,16 +144,16 @@ func (s *Service) planEmail(tx Tx, r Recipient, p *sendPlan) error {
 func (s *Service) composeFor(r Recipient, b Broadcast, id EmailIdentity, d Domain) *OutboundEmail {
 	e := &OutboundEmail{FromEmail: id.Email, To: *r.Email, Subject: b.Subject, Text: b.Text, HTML: b.HTML,
 		MessageID:      r.ID + "@" + d.Domain,
-		UnsubscribeURL: s.Links.Unsubscribe(s.Tokens.Sign("unsubscribe", r.ID)),
+		UnsubscribeURL: s.d.Links.Unsubscribe(s.d.Tokens.Sign("unsubscribe", r.ID)),
 		DKIMDomain:     d.Domain, DKIMSelector: d.Selector, DKIMKeyPEM: d.PrivateKeyPEM}
 	if id.Name != nil {
 		e.FromName = *id.Name
 	}
 	if id.OpenTracking {
-		e.OpenPixelURL = s.Links.TrackOpen(s.Tokens.Sign("open", r.ID))
+		e.OpenPixelURL = s.d.Links.TrackOpen(s.d.Tokens.Sign("open", r.ID))
 	}
 	if id.ClickTracking {
-		e.ClickURL = func(target string) string { return s.Links.TrackClick(s.Tokens.Sign("click", r.ID+"|"+target)) }
+		e.ClickURL = func(target string) string { return s.d.Links.TrackClick(s.d.Tokens.Sign("click", r.ID+"|"+target)) }
 	}
 	return e
 }
@@ -183,7 +183,7 @@ func skipReason(tx Tx, r Recipient) (string, error) {
 
 func (s *Service) skipRecipient(ctx context.Context, r Recipient, reason string) (err error) {
 	defer func() { s.countSend(r, "skipped", err) }()
-	return s.Store.Write(ctx, func(tx Tx) error { return s.skipIn(tx, r, reason) })
+	return s.d.Store.Write(ctx, func(tx Tx) error { return s.skipIn(tx, r, reason) })
 }
 
 // skipIn gives a recipient the outcome skipped; a suppressed address fires
@@ -240,11 +240,11 @@ func (s *Service) recordSend(ctx context.Context, r Recipient, msgID *string, fa
 	outcome := "sent"
 	if failure != "" {
 		outcome = "failed"
-		s.Log.Warn("broadcasts: recipient failed", "org", r.OrgID, "broadcast", r.BroadcastID, "recipient", r.ID,
+		s.d.Log.Warn("broadcasts: recipient failed", "org", r.OrgID, "broadcast", r.BroadcastID, "recipient", r.ID,
 			"integration", r.IntegrationID, "err", failure)
 	}
 	defer func() { s.countSend(r, outcome, err) }()
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		now := s.now()
 		flag := "sent"
 		var errMsg *string
@@ -264,7 +264,7 @@ func (s *Service) sendInternal(ctx context.Context, r Recipient, p sendPlan) (er
 		return s.recordSend(ctx, r, nil, "the contact has no internal channel")
 	}
 	defer func() { s.countSend(r, "sent", err) }()
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.d.Store.Write(ctx, func(tx Tx) error {
 		chatID, err := s.internalChat(tx, r.OrgID, p.internalCh)
 		if err != nil {
 			return err

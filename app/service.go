@@ -10,7 +10,9 @@ import (
 // collaborators and policies are given once, to NewService, and stay as they are: the
 // background workers read them concurrently.
 type Service struct {
-	Deps
+	// d are the collaborators, unexported: code outside app goes through the Service's
+	// methods, never around them (the accessors below answer the few it needs).
+	d Deps
 	// inbox keeps recent inbox answers (Deps.InboxCacheChats); nil: each one is read.
 	inbox *inboxCache
 	// auth keeps recent authentications (CacheAuth); nil: each one is read.
@@ -39,9 +41,6 @@ type Deps struct {
 	Mailer Mailer
 	// KnowledgeMaxPages bounds a URL crawl (knowledge.max_pages).
 	KnowledgeMaxPages int
-	// OAuth holds the configured providers by connection type; OAuthClient talks to them.
-	OAuth       map[string]OAuthProvider
-	OAuthClient OAuthExchanger
 	// StreamRetention is how long stream events are kept for Last-Event-ID
 	// (events.stream_retention); LiveTexts answers the text of runs in flight (the hub).
 	StreamRetention time.Duration
@@ -71,10 +70,32 @@ func NewService(d Deps) *Service {
 		d.Log = slog.Default()
 	}
 	d.Store = checkedStore{d.Store}
-	s := &Service{Deps: d}
+	s := &Service{d: d}
 	if d.InboxCacheChats > 0 {
 		s.inbox = newInboxCache(d.InboxCacheChats)
 	}
 	s.CacheAuth(true)
 	return s
 }
+
+// Store is the store the rules run on, for the rule packages beside app (app/connection,
+// app/delivery): a context carrying input problems runs no transaction on it.
+func (s *Service) Store() Store { return s.d.Store }
+
+// Clock is the service's time source, for the handlers and workers that must agree with it.
+func (s *Service) Clock() Clock { return s.d.Clock }
+
+// LiveTexts answers the text of runs in flight (nil: none are streamed in this process).
+func (s *Service) LiveTexts() LiveTexts { return s.d.LiveTexts }
+
+// KnowledgeMaxPages is the most pages a URL crawl may take (knowledge.max_pages).
+func (s *Service) KnowledgeMaxPages() int { return s.d.KnowledgeMaxPages }
+
+// Tokens signs and checks the tokens of links (unsubscribe, tracking, reply addresses).
+func (s *Service) Tokens() TokenSigner { return s.d.Tokens }
+
+// Links builds the public URLs of mailed links and chat files.
+func (s *Service) Links() Links { return s.d.Links }
+
+// WebhookPolicy is the webhook delivery policy (its lease, its attempts).
+func (s *Service) WebhookPolicy() WebhookPolicy { return s.d.Webhooks }

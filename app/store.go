@@ -68,7 +68,7 @@ type Tx interface {
 	WidgetTx
 }
 
-func (s *Service) now() Time { return At(s.Clock.Now()) }
+func (s *Service) now() Time { return At(s.d.Clock.Now()) }
 
 // Page is the page/take pair of a list request.
 type Page struct {

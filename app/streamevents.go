@@ -135,12 +135,12 @@ func chatOf(data any) string {
 
 // PurgeStreamEvents is the janitor's pass: stream events older than StreamRetention.
 func (s *Service) PurgeStreamEvents(ctx context.Context) (n int, err error) {
-	retention := s.StreamRetention
+	retention := s.d.StreamRetention
 	if retention <= 0 {
 		retention = 24 * time.Hour
 	}
-	cutoff := At(s.Clock.Now().Add(-retention))
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	cutoff := At(s.d.Clock.Now().Add(-retention))
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		n, err = tx.PurgeStreamEvents(cutoff)
 		return err
 	})
@@ -150,5 +150,5 @@ func (s *Service) PurgeStreamEvents(ctx context.Context) (n int, err error) {
 // StreamEventsAfter reads a stream's backlog: up to limit events with seq > after, of a chat
 // when chatID is set.
 func (s *Service) StreamEventsAfter(ctx context.Context, orgID, chatID string, after int64, limit int) ([]StreamEvent, error) {
-	return readOne(ctx, s.Store, func(tx Tx) ([]StreamEvent, error) { return tx.StreamEventsAfter(orgID, chatID, after, limit) })
+	return readOne(ctx, s.d.Store, func(tx Tx) ([]StreamEvent, error) { return tx.StreamEventsAfter(orgID, chatID, after, limit) })
 }

@@ -66,8 +66,8 @@ func withLiveText(m *Message, live string) {
 // hub's live text), or nil: the answer of the sync event and the chat stream's sync.
 func (s *Service) SyncMessage(ctx context.Context, orgID, chatID string) (*Message, error) {
 	m, err := s.inFlight(ctx, orgID, chatID)
-	if m != nil && s.LiveTexts != nil {
-		if live, ok := s.LiveTexts.LiveText(orgID, chatID, m.ID); ok {
+	if m != nil && s.d.LiveTexts != nil {
+		if live, ok := s.d.LiveTexts.LiveText(orgID, chatID, m.ID); ok {
 			withLiveText(m, live)
 		}
 	}
@@ -77,7 +77,7 @@ func (s *Service) SyncMessage(ctx context.Context, orgID, chatID string) (*Messa
 // ResumeText is the stored text of the message whose message.created event has seq, for a
 // stream resumed in the middle of it after the hub forgot it (the run ended, or a restart).
 func (s *Service) ResumeText(ctx context.Context, orgID, chatID string, seq int64) (messageID, text string, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		e, err := tx.GetStreamEvent(orgID, seq)
 		if err != nil {
 			return err
@@ -94,7 +94,7 @@ func (s *Service) ResumeText(ctx context.Context, orgID, chatID string, seq int6
 
 // MessageCreatedSeq is the seq of a message's message.created event (0 when there is none).
 func (s *Service) MessageCreatedSeq(ctx context.Context, orgID, messageID string) (seq int64, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		seq, err = tx.MessageCreatedSeq(orgID, messageID)
 		if IsNotFound(err) {
 			seq, err = 0, nil

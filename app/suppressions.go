@@ -50,7 +50,7 @@ func (s *Service) AddSuppression(ctx context.Context, orgID string, in Suppressi
 		return Suppression{}, err
 	}
 	sup := newSuppression(orgID, in.Email, in.Reason, s.now())
-	err := s.Store.Write(ctx, func(tx Tx) (err error) {
+	err := s.d.Store.Write(ctx, func(tx Tx) (err error) {
 		sup, err = tx.AddSuppression(sup)
 		return err
 	})
@@ -63,10 +63,10 @@ func (s *Service) ListSuppressions(ctx context.Context, orgID, search string, pg
 	if validateSearch(p, search, false); len(p) > 0 {
 		return l, p.Err()
 	}
-	return readPage(ctx, s.Store, func(tx Tx) ([]Suppression, int, error) { return tx.ListSuppressions(orgID, search, pg) })
+	return readPage(ctx, s.d.Store, func(tx Tx) ([]Suppression, int, error) { return tx.ListSuppressions(orgID, search, pg) })
 }
 
 // DeleteSuppression lets an address receive mail again.
 func (s *Service) DeleteSuppression(ctx context.Context, orgID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteSuppression(orgID, id) })
+	return s.d.Store.Write(ctx, func(tx Tx) error { return tx.DeleteSuppression(orgID, id) })
 }

@@ -35,11 +35,3 @@ func validateText(p Problems, field, s string, required bool, max int) {
 		p.Add(field, "must be at most "+itoa(max)+" characters")
 	}
 }
-
-// optionalText is an optional string field's value, "" when absent.
-func optionalText(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}

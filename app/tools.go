@@ -95,10 +95,10 @@ func truncateChars(s string, n int) string {
 // promptMemories answers the contact's most important memories when the assistant keeps
 // memories (up to PromptMemories), so a returning contact is remembered.
 func (s *Service) promptMemories(tx Tx, in RunInput) ([]Memory, error) {
-	if in.Chat.ContactID == "" || !in.Assistant.Config.Conversation.EnableMemories || s.RunPolicy.PromptMemories <= 0 {
+	if in.Chat.ContactID == "" || !in.Assistant.Config.Conversation.EnableMemories || s.d.RunPolicy.PromptMemories <= 0 {
 		return nil, nil
 	}
-	ms, _, err := tx.ListMemories(in.Chat.OrgID, in.Chat.ContactID, nil, 0, s.RunPolicy.PromptMemories)
+	ms, _, err := tx.ListMemories(in.Chat.OrgID, in.Chat.ContactID, nil, 0, s.d.RunPolicy.PromptMemories)
 	return ms, err
 }
 
@@ -106,7 +106,7 @@ func (s *Service) promptMemories(tx Tx, in RunInput) ([]Memory, error) {
 // watchers see each call as it ends (the message itself records them when the run ends).
 func (s *Service) RecordToolCall(ctx context.Context, job RunJob, call ToolCallPart) error {
 	ev := ToolCallEvent{MessageID: job.MessageID, ChatID: job.ChatID, ToolCall: call}
-	return s.Store.Write(ctx, func(tx Tx) error { return s.EmitStream(tx, job.OrgID, job.ChatID, StreamMessageToolCall, ev) })
+	return s.d.Store.Write(ctx, func(tx Tx) error { return s.EmitStream(tx, job.OrgID, job.ChatID, StreamMessageToolCall, ev) })
 }
 
 // checkToolCallbacks applies the webhook URL rules (CheckTargetURL) to every tool's callback

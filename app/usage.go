@@ -97,7 +97,7 @@ type UsageTx interface {
 
 // price is the configured price of a model (ids are matched without case: the
 // configuration lowercases them).
-func (s *Service) price(model string) Price { return s.RunPolicy.Prices[strings.ToLower(model)] }
+func (s *Service) price(model string) Price { return s.d.RunPolicy.Prices[strings.ToLower(model)] }
 
 // chargeRun records a run's model calls in the ledger, takes their cost from the balance
 // and answers the message's usage (nil when no call was made).
@@ -143,7 +143,7 @@ const MaxUsageDays = 366
 // the dates.
 func (s *Service) validateUsageQuery(q *UsageQuery) error {
 	p := Problems{}
-	today := s.Clock.Now().UTC().Format(time.DateOnly)
+	today := s.d.Clock.Now().UTC().Format(time.DateOnly)
 	if q.To == "" {
 		q.To = today
 	}
@@ -176,5 +176,5 @@ func (s *Service) UsageReport(ctx context.Context, orgID string, q UsageQuery, p
 	if err := s.validateUsageQuery(&q); err != nil {
 		return l, err
 	}
-	return readPage(ctx, s.Store, func(tx Tx) ([]UsageRow, int, error) { return tx.UsageReport(orgID, q, pg) })
+	return readPage(ctx, s.d.Store, func(tx Tx) ([]UsageRow, int, error) { return tx.UsageReport(orgID, q, pg) })
 }

@@ -69,7 +69,7 @@ type Visitor struct {
 func (s *Service) WidgetOf(ctx context.Context, id string) (Deployment, Assistant, error) {
 	var d Deployment
 	var a Assistant
-	err := s.Store.Read(ctx, func(tx Tx) (err error) {
+	err := s.d.Store.Read(ctx, func(tx Tx) (err error) {
 		if d, err = tx.FindDeployment(id); err != nil {
 			return err
 		}
@@ -97,7 +97,7 @@ func (s *Service) StartVisitor(ctx context.Context, deploymentID string, in Visi
 	token := VisitorTokenPrefix + RandomBase62(43)
 	now := s.now()
 	ws := WidgetSession{ID: NewID("wss"), OrgID: d.OrgID, DeploymentID: d.ID, UserID: in.UserID, CreatedAt: now}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		ch, err := s.visitorChannel(tx, d.OrgID, in, now)
 		if err != nil {
 			return err
@@ -176,7 +176,7 @@ func (s *Service) VisitorByToken(ctx context.Context, deploymentID, token string
 	if !strings.HasPrefix(token, VisitorTokenPrefix) {
 		return Visitor{}, errVisitorToken
 	}
-	ws, err := readOne(ctx, s.Store, func(tx Tx) (WidgetSession, error) { return tx.WidgetSessionByToken(d.ID, HashToken(token)) })
+	ws, err := readOne(ctx, s.d.Store, func(tx Tx) (WidgetSession, error) { return tx.WidgetSessionByToken(d.ID, HashToken(token)) })
 	if IsNotFound(err) {
 		return Visitor{}, errVisitorToken
 	}
@@ -189,7 +189,7 @@ var errVisitorToken = &Error{Code: CodeUnauthenticated, Message: "missing or inv
 // identified visitor's from every device.
 func (s *Service) VisitorChats(ctx context.Context, v Visitor) ([]Chat, error) {
 	var chats []Chat
-	err := s.Store.Read(ctx, func(tx Tx) error {
+	err := s.d.Store.Read(ctx, func(tx Tx) error {
 		ids, err := tx.DeploymentChats(v.Session.OrgID, v.Session.ChannelID, v.Deployment.ID, 20)
 		if err != nil {
 			return err
@@ -226,7 +226,7 @@ func (s *Service) VisitorMessage(ctx context.Context, v Visitor, text string) (M
 	in := MessageInput{Role: "user", Status: "COMPLETED", Messages: []Turn{{Role: "user", Parts: []Part{{Type: "text", Text: text}}}}}
 	var m Message
 	var stopped []string
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	err := s.d.Store.Write(ctx, func(tx Tx) error {
 		chatID, err := s.deploymentChatID(tx, v.Session.ChannelID, v.Deployment, v.Session.ID)
 		if err != nil {
 			return err
@@ -266,7 +266,7 @@ func (s *Service) deploymentChatID(tx Tx, channelID string, d Deployment, sessio
 
 // LatestMessages answers a chat's last n messages, oldest first.
 func (s *Service) LatestMessages(ctx context.Context, orgID, chatID string, n int) (ms []Message, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		_, total, err := tx.ListMessages(orgID, chatID, nil, 0, 1)
 		if err != nil {
 			return err
@@ -296,7 +296,7 @@ func (s *Service) VisitorFile(ctx context.Context, v Visitor, name, mimetype str
 	}
 	var m Message
 	var stopped []string
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	err := s.d.Store.Write(ctx, func(tx Tx) error {
 		chatID, err := s.deploymentChatID(tx, v.Session.ChannelID, v.Deployment, v.Session.ID)
 		if err != nil {
 			return err

@@ -56,7 +56,7 @@ func TestWebhookRetrySchedule(t *testing.T) {
 	e := newDomainEnv(t)
 	w := e.hook()
 	e.blockContact("Ann")
-	schedule, last := e.svc.Webhooks.RetrySchedule, e.svc.Webhooks.MaxAttempts()
+	schedule, last := e.deps.Webhooks.RetrySchedule, e.deps.Webhooks.MaxAttempts()
 	for attempt := 1; attempt <= last; attempt++ {
 		jobs := e.claim()
 		if len(jobs) != 1 || jobs[0].Attempt != attempt || jobs[0].EventType != app.EventContactBlocked || jobs[0].WebhookID != w.ID {
@@ -102,7 +102,7 @@ func TestWebhookRetrySchedule(t *testing.T) {
 // failAll runs every due delivery to FAILED, advancing the clock through the schedule.
 func (e *domainEnv) failAll() {
 	e.t.Helper()
-	for range e.svc.Webhooks.MaxAttempts() {
+	for range e.deps.Webhooks.MaxAttempts() {
 		e.fail(e.claim()...)
 		e.clock.Advance(time.Hour)
 	}
@@ -133,7 +133,7 @@ func TestWebhookAutoDisable(t *testing.T) {
 		t.Fatalf("a succeeded attempt left the delivery %s", d.Status)
 	}
 	// DisableAfter (3) FAILED deliveries in a row.
-	for i := range e.svc.Webhooks.DisableAfter {
+	for i := range e.deps.Webhooks.DisableAfter {
 		if h := streak(); !h.Enabled || h.ConsecutiveFailures != i {
 			t.Fatalf("before failure %d: %+v", i+1, h)
 		}

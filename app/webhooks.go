@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"wsapi/app/netguard"
 )
 
 // Webhook is a customer's endpoint. Secret is the full signing secret inside the service;
@@ -119,24 +121,24 @@ func (s *Service) CheckTargetURL(ctx context.Context, raw string) string {
 	case len(raw) > 2048:
 		return "must be at most 2048 characters"
 	}
-	if s.Webhooks.AllowPrivateTargets {
+	if s.d.Webhooks.AllowPrivateTargets {
 		return ""
 	}
 	return s.checkHost(ctx, u.Hostname())
 }
 
 func (s *Service) checkHost(ctx context.Context, host string) string {
-	if IsLocalhostName(host) {
+	if netguard.IsLocalhostName(host) {
 		return "must not point to localhost"
 	}
 	if a, err := netip.ParseAddr(host); err == nil {
-		if class := ForbiddenAddr(a); class != "" {
+		if class := netguard.ForbiddenAddr(a); class != "" {
 			return "must not point to " + article(class) + " address"
 		}
 		return ""
 	}
-	if a, ok, canonical := ParseLooseIPv4(host); ok {
-		if class := ForbiddenAddr(a); class != "" {
+	if a, ok, canonical := netguard.ParseLooseIPv4(host); ok {
+		if class := netguard.ForbiddenAddr(a); class != "" {
 			return "must not point to " + article(class) + " address"
 		}
 		if !canonical {
@@ -148,8 +150,8 @@ func (s *Service) checkHost(ctx context.Context, host string) string {
 
 func (s *Service) checkResolved(ctx context.Context, host string) string {
 	var r Resolver = net.DefaultResolver
-	if s.Resolver != nil {
-		r = s.Resolver
+	if s.d.Resolver != nil {
+		r = s.d.Resolver
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -158,7 +160,7 @@ func (s *Service) checkResolved(ctx context.Context, host string) string {
 		return "host " + host + " does not resolve"
 	}
 	for _, a := range addrs {
-		if class := ForbiddenAddr(a); class != "" {
+		if class := netguard.ForbiddenAddr(a); class != "" {
 			return "host resolves to " + article(class) + " address (" + a.String() + ")"
 		}
 	}
@@ -180,13 +182,13 @@ func (s *Service) CreateWebhook(ctx context.Context, orgID string, in WebhookInp
 	now := s.now()
 	w := Webhook{ID: NewID("wh"), OrgID: orgID, Name: strings.TrimSpace(in.Name), URL: in.URL, Events: events,
 		Enabled: true, Secret: newSecret(), CreatedAt: now, UpdatedAt: now}
-	err := s.Store.Write(ctx, func(tx Tx) error { return tx.CreateWebhook(w) })
+	err := s.d.Store.Write(ctx, func(tx Tx) error { return tx.CreateWebhook(w) })
 	return w, err
 }
 
 // GetWebhook reads an endpoint, secret masked.
 func (s *Service) GetWebhook(ctx context.Context, orgID, id string) (w Webhook, err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		w, err = tx.GetWebhook(orgID, id)
 		return err
 	})
@@ -195,7 +197,7 @@ func (s *Service) GetWebhook(ctx context.Context, orgID, id string) (w Webhook, 
 
 // ListWebhooks lists endpoints, secrets masked.
 func (s *Service) ListWebhooks(ctx context.Context, orgID string, pg Page) (l List[Webhook], err error) {
-	err = s.Store.Read(ctx, func(tx Tx) error {
+	err = s.d.Store.Read(ctx, func(tx Tx) error {
 		l.Items, l.Total, err = tx.ListWebhooks(orgID, pg)
 		return err
 	})
@@ -224,7 +226,7 @@ func (s *Service) UpdateWebhook(ctx context.Context, orgID, id string, in Webhoo
 	if err := p.Err(); err != nil {
 		return Webhook{}, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if w, err = tx.GetWebhook(orgID, id); err != nil {
 			return err
 		}
@@ -255,12 +257,12 @@ func applyWebhookPatch(w *Webhook, in WebhookPatch, events []string) {
 
 // DeleteWebhook removes an endpoint with its deliveries.
 func (s *Service) DeleteWebhook(ctx context.Context, orgID, id string) error {
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeleteWebhook(orgID, id) })
+	return s.d.Store.Write(ctx, func(tx Tx) error { return tx.DeleteWebhook(orgID, id) })
 }
 
 // RotateWebhookSecret replaces the secret; the old one signs nothing from the commit on.
 func (s *Service) RotateWebhookSecret(ctx context.Context, orgID, id string) (w Webhook, err error) {
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.d.Store.Write(ctx, func(tx Tx) error {
 		if w, err = tx.GetWebhook(orgID, id); err != nil {
 			return err
 		}
@@ -282,7 +284,7 @@ func article(w string) string {
 // (compared in constant time); a deleted endpoint has none.
 func (s *Service) WebhookSecretCurrent(ctx context.Context, orgID, id, secret string) (bool, error) {
 	var w Webhook
-	err := s.Store.Read(ctx, func(tx Tx) (err error) {
+	err := s.d.Store.Read(ctx, func(tx Tx) (err error) {
 		w, err = tx.GetWebhook(orgID, id)
 		return err
 	})

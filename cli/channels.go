@@ -160,7 +160,7 @@ func newChannels(cfg Config, store app.Store) channelSet {
 // worker that takes in providers' updates.
 func (rt *Runtime) wireDelivery(cfg Config, _ Options) error {
 	c := cfg.Channels
-	rt.Delivery = &delivery.Worker{Queue: delivery.Store{Service: rt.Service}, Clock: rt.Service.Clock, Workers: c.Delivery.Workers,
+	rt.Delivery = &delivery.Worker{Queue: delivery.Store{Service: rt.Service}, Clock: rt.Service.Clock(), Workers: c.Delivery.Workers,
 		PerOrg: c.Delivery.MaxInFlightPerOrg, Tick: c.Delivery.Tick, Timeout: c.Delivery.Timeout,
 		Schedule: c.Delivery.RetrySchedule, Log: rt.Log, Senders: rt.channels.senders,
 		Rates: map[string]float64{app.IntegrationInternal: c.Internal.RatePerSecond, app.IntegrationEmail: c.Email.RatePerSecond,

@@ -38,7 +38,7 @@ func deliveriesFixture(t *testing.T) (db string, w app.Webhook, failed, succeede
 		t.Fatal(err)
 	}
 	for i := 0; i < 2; i++ {
-		err := svc.Store.Write(ctx, func(tx app.Tx) error {
+		err := svc.Store().Write(ctx, func(tx app.Tx) error {
 			_, err := svc.Emit(tx, nk.OrgID, app.EventContactBlocked, map[string]int{"n": i})
 			return err
 		})

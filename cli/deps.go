@@ -7,8 +7,8 @@ import (
 	"wsapi/app"
 	"wsapi/app/api"
 	"wsapi/app/assist"
+	"wsapi/app/connection"
 	"wsapi/app/mail"
-	"wsapi/app/oauth"
 	"wsapi/app/secret"
 	"wsapi/app/stream"
 	"wsapi/app/webhook"
@@ -34,7 +34,7 @@ func (rt *Runtime) deps(cfg Config, opt Options) (app.Deps, error) {
 	d := app.Deps{Store: rt.DB, Clock: clock, Log: rt.Log, Tokens: box.Signer(), Links: api.NewLinks(cfg.HTTP.PublicURL),
 		Recorder: rt.Metrics, LiveTexts: rt.Hub, StreamRetention: cfg.Events.StreamRetention,
 		KnowledgeMaxPages: cfg.Knowledge.MaxPages, InboxCacheChats: cfg.DB.InboxCacheChats, Runner: &rt.runs,
-		OAuth: oauthProviders(cfg), OAuthClient: oauth.New(), DNS: net.DefaultResolver, Resolver: opt.Resolver,
+		DNS: net.DefaultResolver, Resolver: opt.Resolver,
 		Connectors: rt.channels.connectors}
 	wc := cfg.Webhooks
 	d.Webhooks = app.WebhookPolicy{RetrySchedule: wc.RetrySchedule, DisableAfter: wc.DisableAfter,
@@ -73,10 +73,10 @@ func (rt *Runtime) newMailer(cfg Config, clock app.Clock) (app.Mailer, error) {
 }
 
 // oauthProviders are the configured providers; viper lowercases map keys, types are upper.
-func oauthProviders(cfg Config) map[string]app.OAuthProvider {
-	out := map[string]app.OAuthProvider{}
+func oauthProviders(cfg Config) map[string]connection.OAuthProvider {
+	out := map[string]connection.OAuthProvider{}
 	for typ, p := range cfg.OAuth.Providers {
-		out[strings.ToUpper(typ)] = app.OAuthProvider{ClientID: p.ClientID, ClientSecret: p.ClientSecret,
+		out[strings.ToUpper(typ)] = connection.OAuthProvider{ClientID: p.ClientID, ClientSecret: p.ClientSecret,
 			AuthURL: p.AuthURL, TokenURL: p.TokenURL, UserinfoURL: p.UserinfoURL, APIURL: p.APIURL, Scopes: p.Scopes}
 	}
 	return out

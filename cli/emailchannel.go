@@ -69,7 +69,7 @@ func (rt *Runtime) wireEmail(cfg Config, _ Options) error {
 		sender.Relay = rt.mailer
 	}
 	rt.Delivery.Senders[app.IntegrationEmail] = sender
-	rt.Service.Connectors[app.IntegrationEmail] = &email.Connector{Service: rt.Service}
+	rt.channels.connectors[app.IntegrationEmail] = &email.Connector{Service: rt.Service}
 	return nil
 }
 

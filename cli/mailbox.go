@@ -44,10 +44,10 @@ func (rt *Runtime) wireMailbox(cfg Config, opt Options) error {
 		return err
 	}
 	dialer := mailbox.Dialer{Dial: dial, Roots: roots, Timeout: mc.IMAPTimeout}
-	rt.Mailbox = &mailbox.Poller{Service: rt.Service, Store: mailboxStore{rt.DB, rt.Service.Clock}, Dialer: dialer,
+	rt.Mailbox = &mailbox.Poller{Service: rt.Service, Store: mailboxStore{rt.DB, rt.Service.Clock()}, Dialer: dialer,
 		Import: imapImporter(rt.Email), Interval: mc.IMAPPoll, MaxConns: mc.IMAPMaxConnections,
 		MaxBytes: cfg.Email.Inbound.MaxBytes, Log: rt.Log}
-	if c, ok := rt.Service.Connectors[app.IntegrationEmail].(*email.Connector); ok {
+	if c, ok := rt.channels.connectors[app.IntegrationEmail].(*email.Connector); ok {
 		c.MailboxCheck = dialer.Verify
 	}
 	return nil

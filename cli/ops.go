@@ -76,7 +76,7 @@ func (rt *Runtime) apiOps(cfg Config) api.Ops {
 // purgeIdempotencyKeys is the janitor's task for answers kept past app.IdempotencyTTL.
 func (rt *Runtime) purgeIdempotencyKeys() janitor.Task {
 	return janitor.Task{Name: "idempotency keys", Run: func(ctx context.Context) (int, error) {
-		return rt.DB.PurgeIdempotencyKeys(ctx, rt.Service.Clock.Now().Add(-app.IdempotencyTTL))
+		return rt.DB.PurgeIdempotencyKeys(ctx, rt.Service.Clock().Now().Add(-app.IdempotencyTTL))
 	}}
 }
 

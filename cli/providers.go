@@ -26,7 +26,7 @@ func (rt *Runtime) wireAssistants(cfg Config, opt Options) error {
 		secrets = append(secrets, p.APIKey)
 	}
 	rt.Runner = assist.NewRunner(rt.Service, providers, assist.Config{Workers: a.Workers, PerOrg: a.MaxInFlightPerOrg, Tick: a.Tick,
-		FlushInterval: a.FlushInterval, Retries: a.Retries, MaxSteps: a.MaxSteps, Fallback: m.Fallback, Secrets: secrets, Clock: rt.Service.Clock}, rt.Log)
+		FlushInterval: a.FlushInterval, Retries: a.Retries, MaxSteps: a.MaxSteps, Fallback: m.Fallback, Secrets: secrets, Clock: rt.Service.Clock()}, rt.Log)
 	// Chat tools' callbacks are tenant URLs: the guarded client of webhooks, its time limit.
 	if rt.Runner.HTTP, err = guardedClient(cfg, opt, false); err != nil {
 		return err

@@ -22,10 +22,12 @@ import (
 	"wsapi/app/channel/email/mailbox"
 	"wsapi/app/channel/inbound"
 	"wsapi/app/channel/typing"
+	"wsapi/app/connection"
 	"wsapi/app/delivery"
 	"wsapi/app/janitor"
 	"wsapi/app/knowledge"
 	"wsapi/app/mail"
+	"wsapi/app/oauth"
 	"wsapi/app/safehttp"
 	"wsapi/app/signin"
 	"wsapi/app/stream"
@@ -40,8 +42,10 @@ type Runtime struct {
 	Config  Config
 	DB      *sqlite.DB
 	Service *app.Service
-	Handler http.Handler
-	Log     *slog.Logger
+	// Connections are the connections' rules (app/connection), over Service.
+	Connections *connection.Service
+	Handler     http.Handler
+	Log         *slog.Logger
 
 	Dispatcher *webhook.Dispatcher
 	Sender     *mail.Worker
@@ -72,8 +76,10 @@ type Runtime struct {
 	// realClock: no clock was injected, so a run's due time is the timers' time (a test's
 	// manual clock nudges the workers itself when it moves).
 	realClock bool
-	stop      context.CancelFunc
-	stopped   chan struct{}
+	// webhookSender makes the webhook requests the dispatcher sends (the service's Deps.Sender).
+	webhookSender app.WebhookSender
+	stop          context.CancelFunc
+	stopped       chan struct{}
 }
 
 // Options are what a caller may inject: a clock (tests move time) and a logger.
@@ -84,6 +90,9 @@ type Options struct {
 	AccessLog *slog.Logger
 	// Resolver replaces the system DNS resolver for webhook targets (tests).
 	Resolver app.Resolver
+	// EditDeps changes the service's collaborators before the service is made (tests: a
+	// mailer that panics, a logger to read, DKIM keys made once); nil: none.
+	EditDeps func(*app.Deps)
 }
 
 // DefaultConfig is the configuration with every default and nothing else (no file, no env).
@@ -146,6 +155,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		AccessLog:          opt.AccessLog,
 		Widget:             cfg.Channels.widgetLimits(),
 		Hooks:              &inbound.Receiver{Service: rt.Service, Inbound: rt.channels.inbound},
+		Connections:        rt.Connections,
 	}, log)
 	if rt.Web, err = web.New(web.Config{Service: rt.Service, SignIn: rt.SignIn, Hub: rt.Hub, PublicURL: cfg.HTTP.PublicURL,
 		TLS: cfg.HTTP.TLS.CertFile != "" || len(cfg.HTTP.TLS.ACMEDomains) > 0, Heartbeat: cfg.Events.StreamHeartbeat, Log: log, AccessLog: opt.AccessLog,
@@ -176,7 +186,12 @@ func (rt *Runtime) wire(cfg Config, opt Options) error {
 	if err != nil {
 		return err
 	}
+	if opt.EditDeps != nil {
+		opt.EditDeps(&deps)
+	}
 	rt.Service = app.NewService(deps)
+	rt.webhookSender = deps.Sender
+	rt.Connections = connection.New(rt.Service, deps.Tokens, oauthProviders(cfg), oauth.New())
 	rt.SignIn = signin.New(rt.DB, deps.Clock)
 	for _, step := range []func(Config, Options) error{rt.wireWebhooks, rt.wireKnowledge, rt.wireAssistants, rt.wireDelivery, rt.wireEmail, rt.wireMailbox} {
 		if err := step(cfg, opt); err != nil {
@@ -263,8 +278,8 @@ func guardedClient(cfg Config, opt Options, followRedirects bool) (*http.Client,
 // wireWebhooks makes the dispatcher, which sends through the service's guarded sender.
 func (rt *Runtime) wireWebhooks(cfg Config, _ Options) error {
 	wc := cfg.Webhooks
-	observed := observedSender{next: rt.Service.Sender, metrics: rt.Metrics, maxAttempts: rt.Service.Webhooks.MaxAttempts()}
-	rt.Dispatcher = webhook.NewDispatcher(rt.Service, rt.Service.Clock, observed, wc.Workers, wc.MaxInFlightPerOrg, wc.Tick, rt.Log)
+	observed := observedSender{next: rt.webhookSender, metrics: rt.Metrics, maxAttempts: rt.Service.WebhookPolicy().MaxAttempts()}
+	rt.Dispatcher = webhook.NewDispatcher(rt.Service, rt.Service.Clock(), observed, wc.Workers, wc.MaxInFlightPerOrg, wc.Tick, rt.Log)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"wsapi/app"
+	"wsapi/app/metadata"
 )
 
 func (s *Server) listMessages(rq *Request) error {
@@ -73,7 +74,7 @@ func (s *Server) inbox(rq *Request) error {
 }
 
 func (s *Server) metadata(rq *Request) error {
-	return rq.OK(s.svc.Metadata(rq.R.URL.Query().Get("lang")))
+	return rq.OK(metadata.ForService(s.svc, rq.R.URL.Query().Get("lang")))
 }
 
 func (s *Server) patchMessage(rq *Request) error {

@@ -57,7 +57,7 @@ func (s *Server) idempotent(rt *route, rq *Request, serve func()) error {
 	}
 	store := s.cfg.Ops.Idempotency
 	k := app.IdempotencyKey{OrgID: rq.Org(), Key: key, Route: rt.method + " " + rt.path}
-	now := s.svc.Clock.Now()
+	now := s.svc.Clock().Now()
 	prev, claimed, err := store.ClaimIdempotencyKey(rq.Ctx(), k, hash, now, now.Add(-app.IdempotencyTTL), now.Add(-idempotencyStale))
 	if err != nil {
 		return err

@@ -7,7 +7,6 @@ import (
 
 	"wsapi/app"
 	"wsapi/app/apitest"
-	"wsapi/cli"
 )
 
 // panicResolver panics on every lookup, as a bug below a handler would.
@@ -23,7 +22,7 @@ func (panicResolver) LookupTXT(context.Context, string) ([]string, error) {
 func TestHandlerPanicAnswers500Internal(t *testing.T) {
 	t.Parallel()
 	var buf lockedBuffer
-	e := apitest.NewLogged(t, &buf, func(rt *cli.Runtime) { rt.Service.DNS = panicResolver{} })
+	e := apitest.NewEdited(t, &buf, func(d *app.Deps) { d.DNS = panicResolver{} })
 	var d app.Domain
 	e.Do("POST", "/orgs/c/domains", e.AdminKey, map[string]string{"domain": "panic.example.test"}).Expect(201).JSON(&d)
 	res := e.Do("POST", "/orgs/c/domains/"+d.ID+"/verify", e.AdminKey, nil).ExpectError(500, "internal")

@@ -183,9 +183,9 @@ func (s *Server) routes() []*route {
 		r(get, "/orgs/{org}/assistants/{id}/knowledge/search", rd("knowledge"), s.searchKnowledge),
 
 		r(get, "/orgs/{org}/connections", rd("connections"), s.listConnections),
-		r(post, "/orgs/{org}/connections", wr("connections"), created(s.svc.CreateConnection)),
-		r(get, "/orgs/{org}/connections/{id}", rd("connections"), byID(s.svc.GetConnection)),
-		r(del, "/orgs/{org}/connections/{id}", wr("connections"), deleted(s.svc.DeleteConnection)),
+		r(post, "/orgs/{org}/connections", wr("connections"), created(s.conns.Create)),
+		r(get, "/orgs/{org}/connections/{id}", rd("connections"), byID(s.conns.Get)),
+		r(del, "/orgs/{org}/connections/{id}", wr("connections"), deleted(s.conns.Delete)),
 		r(post, "/orgs/{org}/connections/oauth/authorize", wr("connections"), s.authorizeOAuth),
 		r(post, "/orgs/{org}/connections/oauth/validate", wr("connections"), s.validateOAuth),
 		r(post, "/orgs/{org}/connections/actions/fields", rd("connections"), s.actionFields),

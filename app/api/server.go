@@ -13,6 +13,7 @@ import (
 	"wsapi/app"
 	"wsapi/app/budget"
 	"wsapi/app/channel/widget"
+	"wsapi/app/connection"
 	"wsapi/app/stream"
 )
 
@@ -49,6 +50,9 @@ type Config struct {
 	Widget WidgetLimits
 	// Hooks takes the messaging-app providers' updates (/hooks/{type}/{asi}); nil: 404.
 	Hooks Hooks
+	// Connections are the connections' rules (app/connection); nil: made over the service
+	// with no OAuth provider.
+	Connections *connection.Service
 }
 
 // Pinger tells whether the database answers.
@@ -58,9 +62,10 @@ type Pinger interface {
 
 // Server is the API's http.Handler.
 type Server struct {
-	svc *app.Service
-	cfg Config
-	log *slog.Logger
+	svc   *app.Service
+	conns *connection.Service
+	cfg   Config
+	log   *slog.Logger
 	// access takes the one line per request (Config.AccessLog).
 	access  *slog.Logger
 	db      Pinger
@@ -93,11 +98,14 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 	}
 	s := &Server{svc: svc, cfg: cfg, log: log, access: access, db: db, document: servedDocument(cfg.PublicURL),
 		inboxPages: newInboxPages(cfg.InboxCacheChats, cfg.Ops.Compress), kept: newKeptAnswers(cfg.Ops.KeptAnswers, cfg.Ops.Metrics, cfg.Ops.Compress)}
+	if s.conns = cfg.Connections; s.conns == nil {
+		s.conns = connection.New(svc, nil, nil, nil)
+	}
 	s.streams = newStreamGuard(svc, cfg.StreamAuthCheck, log)
 	s.widget = widget.LoadAssets()
-	s.visitorLimits = newVisitorLimits(cfg.Widget, svc.Clock, func(rq *Request) string { return clientIP(rq.R, cfg.TrustedProxies) })
+	s.visitorLimits = newVisitorLimits(cfg.Widget, svc.Clock(), func(rq *Request) string { return clientIP(rq.R, cfg.TrustedProxies) })
 	if cfg.RateLimitPerMinute > 0 { // 0 turns rate limiting off (http.rate_limit_per_minute)
-		s.limiter = newIPLimiter(cfg.RateLimitPerMinute, svc.Clock)
+		s.limiter = newIPLimiter(cfg.RateLimitPerMinute, svc.Clock())
 	}
 	router := mount(s.routes(), s.serveRoute)
 	router.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, errNoRoute) })

@@ -64,6 +64,19 @@ func NewPrepared(t testing.TB, prepare func(*cli.Runtime), configure ...func(*cl
 // tests of what the log says.
 func NewLogged(t testing.TB, w io.Writer, prepare func(*cli.Runtime), configure ...func(*cli.Config)) *Env {
 	t.Helper()
+	return newEnv(t, w, nil, prepare, configure...)
+}
+
+// NewEdited is New with edit changing the service's collaborators before the service is made
+// (a mailer or a resolver that panics, a logger to read), and the log written to w (nil:
+// discarded).
+func NewEdited(t testing.TB, w io.Writer, edit func(*app.Deps), configure ...func(*cli.Config)) *Env {
+	t.Helper()
+	return newEnv(t, w, edit, nil, configure...)
+}
+
+func newEnv(t testing.TB, w io.Writer, editDeps func(*app.Deps), prepare func(*cli.Runtime), configure ...func(*cli.Config)) *Env {
+	t.Helper()
 	cfg := cli.DefaultConfig()
 	cfg.DB.Path = filepath.Join(t.TempDir(), "test.db")
 	cfg.Secrets.KeyFile = filepath.Join(filepath.Dir(cfg.DB.Path), "app.key")
@@ -98,13 +111,17 @@ func NewLogged(t testing.TB, w io.Writer, prepare func(*cli.Runtime), configure 
 	if w != nil {
 		log = slog.New(slog.NewTextHandler(w, nil))
 	}
-	opts := cli.Options{Clock: clock, Log: log, Resolver: Resolver}
+	opts := cli.Options{Clock: clock, Log: log, Resolver: Resolver, EditDeps: func(d *app.Deps) {
+		d.DKIMKeys = DKIMKeys()
+		if editDeps != nil {
+			editDeps(d)
+		}
+	}}
 	rt, err := cli.Build(context.Background(), cfg, opts)
 	if err != nil {
 		t.Fatalf("apitest: build: %v", err)
 	}
 	e := &Env{T: t, Runtime: rt, Clock: clock}
-	rt.Service.DKIMKeys = DKIMKeys()
 	clock.OnMove(rt.NudgeWorkers)
 	nk, ok, err := rt.Service.Bootstrap(context.Background(), "test admin")
 	if err == nil && !ok { // an existing database (restart tests): a fresh key for its owner
@@ -381,7 +398,7 @@ func (e *Env) Emit(org, typ string, data any) app.Event {
 	}
 	var evt app.Event
 	svc := e.Runtime.Service
-	err := svc.Store.Write(context.Background(), func(tx app.Tx) (err error) {
+	err := svc.Store().Write(context.Background(), func(tx app.Tx) (err error) {
 		evt, err = svc.Emit(tx, org, typ, data)
 		return err
 	})

@@ -33,7 +33,7 @@ func recipientFlags(s *app.Service, tx app.Tx, orgID string, m app.Message, d ap
 	if err != nil {
 		return err
 	}
-	now := app.At(s.Clock.Now())
+	now := app.At(s.Clock().Now())
 	for _, f := range flags {
 		if _, err := tx.SetRecipientFlag(r.ID, f, d.UpdatedAt, now); err != nil {
 			return err

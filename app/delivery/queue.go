@@ -18,7 +18,7 @@ type Store struct {
 
 var _ Queue = Store{}
 
-func (q Store) now() app.Time { return app.At(q.Service.Clock.Now()) }
+func (q Store) now() app.Time { return app.At(q.Service.Clock().Now()) }
 
 // ClaimMessageDeliveries leases the deliveries due now that room picks, with their message,
 // chat and integration (a delivery whose message, chat or integration went is dropped). An
@@ -27,7 +27,7 @@ func (q Store) ClaimMessageDeliveries(ctx context.Context, room app.ClaimRoom, l
 	now := q.now()
 	if room.LookFirst {
 		due := false
-		err := q.Service.Store.Read(ctx, func(tx app.Tx) (err error) {
+		err := q.Service.Store().Read(ctx, func(tx app.Tx) (err error) {
 			due, err = tx.AnyDeliveryQueued(now)
 			return err
 		})
@@ -35,7 +35,7 @@ func (q Store) ClaimMessageDeliveries(ctx context.Context, room app.ClaimRoom, l
 			return nil, err
 		}
 	}
-	err = q.Service.Store.Write(ctx, func(tx app.Tx) error {
+	err = q.Service.Store().Write(ctx, func(tx app.Tx) error {
 		queued, err := tx.ClaimDeliveries(now, app.At(now.Add(lease)), room)
 		if err != nil {
 			return err
@@ -78,7 +78,7 @@ func loadJob(tx app.Tx, d app.QueuedDelivery) (job app.DeliveryJob, ok bool, err
 // the attempt after the last is the last.
 func (q Store) FinishMessageDelivery(ctx context.Context, job app.DeliveryJob, out app.DeliveryOutcome, schedule []time.Duration) error {
 	now := q.now()
-	return q.Service.Store.Write(ctx, func(tx app.Tx) error {
+	return q.Service.Store().Write(ctx, func(tx app.Tx) error {
 		if out.Err == nil && out.Wait > 0 { // not tried (a rate limit): no attempt used, nothing shown
 			return tx.RetryDelivery(job.MessageID, job.Attempts, app.At(now.Add(out.Wait)))
 		}

@@ -27,14 +27,14 @@ type emailSetup struct {
 }
 
 func newEmailSetup(t *testing.T, configure ...func(*cli.Config)) *emailSetup {
-	return newEmailSetupPrepared(t, nil, configure...)
+	return newEmailSetupEdited(t, nil, configure...)
 }
 
-// newEmailSetupPrepared is newEmailSetup with prepare run on the runtime before it starts.
-func newEmailSetupPrepared(t *testing.T, prepare func(*cli.Runtime), configure ...func(*cli.Config)) *emailSetup {
+// newEmailSetupEdited is newEmailSetup with edit changing the service's collaborators.
+func newEmailSetupEdited(t *testing.T, edit func(*app.Deps), configure ...func(*cli.Config)) *emailSetup {
 	dnsSrv := apitest.NewDNSServer(t)
 	sink := apitest.NewSMTPSink(t)
-	e := apitest.NewPrepared(t, prepare, append([]func(*cli.Config){func(c *cli.Config) {
+	e := apitest.NewEdited(t, nil, edit, append([]func(*cli.Config){func(c *cli.Config) {
 		c.DNS.Resolver = dnsSrv.Addr
 		c.Email.SMTPURL = sink.URL()
 	}}, configure...)...)

@@ -231,12 +231,15 @@ func TestCrashWithClaimedRecipients(t *testing.T) {
 	cfg := cli.DefaultConfig()
 	f.configure(&cfg)
 	cfg.Email.CAFile = testCA(t) // what apitest.New sets for its sinks
-	rt, err := cli.Build(context.Background(), cfg, cli.Options{Clock: app.NewManualClock(apitest.Start)})
+	// DKIM keys as apitest.New sets them (no fresh 2048-bit key under -race); the mailer in a
+	// slot the test swaps before it sends.
+	slot := &mailerSlot{}
+	rt, err := cli.Build(context.Background(), cfg, cli.Options{Clock: app.NewManualClock(apitest.Start),
+		EditDeps: func(d *app.Deps) { d.DKIMKeys, slot.Mailer, d.Mailer = apitest.DKIMKeys(), d.Mailer, slot }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	svc := rt.Service
-	svc.DKIMKeys = apitest.DKIMKeys() // what apitest.New sets: no fresh 2048-bit key under -race
 	ctx := context.Background()
 	nk, _, err := svc.Bootstrap(ctx, "crash")
 	if err != nil {
@@ -258,7 +261,7 @@ func TestCrashWithClaimedRecipients(t *testing.T) {
 	// Two of the claimed messages reach the relay, then the process dies before recording them.
 	var sent sync.WaitGroup
 	sent.Add(2)
-	svc.Mailer = dieAfterSends{inner: svc.Mailer, sent: &sent, once: &sync.Once{}, die: func() { rt.DB.Close() }}
+	slot.Mailer = dieAfterSends{inner: slot.Mailer, sent: &sent, once: &sync.Once{}, die: func() { rt.DB.Close() }}
 	errs := make(chan error, 2)
 	for _, r := range rs[:2] {
 		go func() { errs <- svc.ProcessRecipient(ctx, r) }()
@@ -314,3 +317,6 @@ func TestGracefulStopRecordsSendsUnderWay(t *testing.T) {
 		t.Fatalf("%d messages sent twice after a graceful stop", dups)
 	}
 }
+
+// mailerSlot is the service's mailer, which a test replaces before any mail is sent.
+type mailerSlot struct{ app.Mailer }

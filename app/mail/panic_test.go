@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"wsapi/app"
-	"wsapi/cli"
 )
 
 // panicMailer panics on the first message and sends nothing.
@@ -18,7 +17,7 @@ func (panicMailer) Send(context.Context, app.OutboundEmail) error { panic("maile
 // completes.
 func TestPanickingSendFailsTheRecipient(t *testing.T) {
 	t.Parallel()
-	s := newEmailSetupPrepared(t, func(rt *cli.Runtime) { rt.Service.Mailer = panicMailer{} })
+	s := newEmailSetupEdited(t, func(d *app.Deps) { d.Mailer = panicMailer{} })
 	ann, bob := s.contact(t, "Ann", "ann@dest.test"), s.contact(t, "Bob", "bob@dest.test")
 	b := s.broadcast(t, ann, bob)
 	done := waitBroadcast(t, s.e, b.ID, app.BroadcastFailed)

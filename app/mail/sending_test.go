@@ -187,7 +187,7 @@ func TestSendingWithoutSMTPFailsClearly(t *testing.T) {
 func TestFailedSendIsLogged(t *testing.T) {
 	t.Parallel()
 	var log apitest.LogBuffer
-	s := newEmailSetupPrepared(t, func(rt *cli.Runtime) { rt.Service.Log = slog.New(slog.NewTextHandler(&log, nil)) })
+	s := newEmailSetupEdited(t, func(d *app.Deps) { d.Log = slog.New(slog.NewTextHandler(&log, nil)) })
 	s.sink.Reject = func(to string) bool { return to == "gone@dest.test" }
 	b := s.broadcast(t, s.contact(t, "Gone", "gone@dest.test"))
 	waitBroadcast(t, s.e, b.ID, app.BroadcastFailed)

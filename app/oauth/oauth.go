@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"wsapi/app"
+	"wsapi/app/connection"
 )
 
 // Client talks to providers. Their endpoints come from the operator's configuration, not
@@ -26,7 +26,7 @@ type Client struct {
 func New() *Client { return &Client{HTTP: &http.Client{Timeout: 15 * time.Second}} }
 
 // Exchange swaps the code for a token, then reads the user-info endpoint.
-func (c *Client) Exchange(ctx context.Context, p app.OAuthProvider, redirectURL, code string) (app.OAuthToken, app.OAuthUser, error) {
+func (c *Client) Exchange(ctx context.Context, p connection.OAuthProvider, redirectURL, code string) (connection.OAuthToken, connection.OAuthUser, error) {
 	conf := &oauth2.Config{ClientID: p.ClientID, ClientSecret: p.ClientSecret, RedirectURL: redirectURL, Scopes: p.Scopes,
 		Endpoint: oauth2.Endpoint{AuthURL: p.AuthURL, TokenURL: p.TokenURL}}
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, c.HTTP)
@@ -34,11 +34,11 @@ func (c *Client) Exchange(ctx context.Context, p app.OAuthProvider, redirectURL,
 	if err != nil {
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) && re.ErrorCode != "" {
-			return app.OAuthToken{}, app.OAuthUser{}, fmt.Errorf("%s %s", re.ErrorCode, re.ErrorDescription)
+			return connection.OAuthToken{}, connection.OAuthUser{}, fmt.Errorf("%s %s", re.ErrorCode, re.ErrorDescription)
 		}
-		return app.OAuthToken{}, app.OAuthUser{}, err
+		return connection.OAuthToken{}, connection.OAuthUser{}, err
 	}
-	out := app.OAuthToken{AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken,
+	out := connection.OAuthToken{AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken,
 		ExpiresIn: time.Duration(tok.ExpiresIn) * time.Second}
 	if out.ExpiresIn == 0 && !tok.Expiry.IsZero() { // a form-encoded answer: oauth2 kept only the expiry
 		out.ExpiresIn = time.Until(tok.Expiry).Round(time.Second)
@@ -50,30 +50,30 @@ func (c *Client) Exchange(ctx context.Context, p app.OAuthProvider, redirectURL,
 	return out, user, err
 }
 
-func (c *Client) userinfo(ctx context.Context, endpoint, token string) (app.OAuthUser, error) {
+func (c *Client) userinfo(ctx context.Context, endpoint, token string) (connection.OAuthUser, error) {
 	if endpoint == "" {
-		return app.OAuthUser{}, nil
+		return connection.OAuthUser{}, nil
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
 	if err != nil {
-		return app.OAuthUser{}, err
+		return connection.OAuthUser{}, err
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Accept", "application/json")
 	res, err := c.HTTP.Do(req)
 	if err != nil {
-		return app.OAuthUser{}, fmt.Errorf("user info: %w", err)
+		return connection.OAuthUser{}, fmt.Errorf("user info: %w", err)
 	}
 	defer res.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 	if res.StatusCode != http.StatusOK {
-		return app.OAuthUser{}, fmt.Errorf("user info: HTTP %d", res.StatusCode)
+		return connection.OAuthUser{}, fmt.Errorf("user info: HTTP %d", res.StatusCode)
 	}
 	var fields map[string]any
 	if err := json.Unmarshal(body, &fields); err != nil {
-		return app.OAuthUser{}, fmt.Errorf("user info: not JSON")
+		return connection.OAuthUser{}, fmt.Errorf("user info: not JSON")
 	}
-	return app.OAuthUser{ExternalID: first(fields, "id", "sub", "user_id"), ExternalName: first(fields, "name", "login", "email", "username")}, nil
+	return connection.OAuthUser{ExternalID: first(fields, "id", "sub", "user_id"), ExternalName: first(fields, "name", "login", "email", "username")}, nil
 }
 
 // first answers the first of the keys present, as text.

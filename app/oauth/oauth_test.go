@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"wsapi/app"
+	"wsapi/app/connection"
 )
 
 // provider is a local OAuth provider: a token endpoint that answers token (as JSON, or as a
@@ -25,7 +25,7 @@ type provider struct {
 	got      url.Values // the last token request's form
 }
 
-func (p *provider) serve(t *testing.T) app.OAuthProvider {
+func (p *provider) serve(t *testing.T) connection.OAuthProvider {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
@@ -59,7 +59,7 @@ func (p *provider) serve(t *testing.T) app.OAuthProvider {
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return app.OAuthProvider{ClientID: "cid", ClientSecret: "csecret", AuthURL: srv.URL + "/auth", TokenURL: srv.URL + "/token",
+	return connection.OAuthProvider{ClientID: "cid", ClientSecret: "csecret", AuthURL: srv.URL + "/auth", TokenURL: srv.URL + "/token",
 		UserinfoURL: srv.URL + "/userinfo", Scopes: []string{"read"}}
 }
 
@@ -73,22 +73,22 @@ func TestExchange(t *testing.T) {
 		token    map[string]any
 		form     bool
 		user     string
-		want     app.OAuthToken
-		wantUser app.OAuthUser
+		want     connection.OAuthToken
+		wantUser connection.OAuthUser
 	}{
 		{"json token, id and name", map[string]any{"access_token": "at1", "refresh_token": "rt1", "token_type": "bearer",
 			"expires_in": 3600, "scope": "read write"}, false, `{"id": "u1", "name": "Ada"}`,
-			app.OAuthToken{AccessToken: "at1", RefreshToken: "rt1", ExpiresIn: time.Hour, Scope: "read write"},
-			app.OAuthUser{ExternalID: "u1", ExternalName: "Ada"}},
+			connection.OAuthToken{AccessToken: "at1", RefreshToken: "rt1", ExpiresIn: time.Hour, Scope: "read write"},
+			connection.OAuthUser{ExternalID: "u1", ExternalName: "Ada"}},
 		{"numeric id, login", map[string]any{"access_token": "at2", "token_type": "bearer"}, false,
 			`{"id": 12345678901, "login": "ada"}`,
-			app.OAuthToken{AccessToken: "at2"}, app.OAuthUser{ExternalID: "12345678901", ExternalName: "ada"}},
+			connection.OAuthToken{AccessToken: "at2"}, connection.OAuthUser{ExternalID: "12345678901", ExternalName: "ada"}},
 		{"sub and email, empty name skipped", map[string]any{"access_token": "at3", "token_type": "bearer"}, false,
 			`{"sub": "s-9", "name": "", "email": "ada@example.com"}`,
-			app.OAuthToken{AccessToken: "at3"}, app.OAuthUser{ExternalID: "s-9", ExternalName: "ada@example.com"}},
+			connection.OAuthToken{AccessToken: "at3"}, connection.OAuthUser{ExternalID: "s-9", ExternalName: "ada@example.com"}},
 		{"form-encoded token keeps its lifetime", map[string]any{"access_token": "at4", "token_type": "bearer", "expires_in": 7200}, true,
 			`{"user_id": "u4", "username": "lovelace"}`,
-			app.OAuthToken{AccessToken: "at4", ExpiresIn: 2 * time.Hour}, app.OAuthUser{ExternalID: "u4", ExternalName: "lovelace"}},
+			connection.OAuthToken{AccessToken: "at4", ExpiresIn: 2 * time.Hour}, connection.OAuthUser{ExternalID: "u4", ExternalName: "lovelace"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -146,7 +146,7 @@ func TestExchangeFailures(t *testing.T) {
 	conf = p.serve(t)
 	conf.UserinfoURL = ""
 	tok, user, err := New().Exchange(ctx, conf, "https://x/cb", "good")
-	if err != nil || tok.AccessToken != "at" || user != (app.OAuthUser{}) {
+	if err != nil || tok.AccessToken != "at" || user != (connection.OAuthUser{}) {
 		t.Errorf("without user info: %+v %+v %v", tok, user, err)
 	}
 }

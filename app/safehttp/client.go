@@ -1,6 +1,6 @@
 // Package safehttp is the SSRF-guarded HTTP client of every request the server makes to a
 // tenant's URL: webhook deliveries, knowledge crawls and assistant tool callbacks. Which
-// addresses are forbidden is the domain's rule (app/netguard.go); this package applies it at
+// addresses are forbidden is the domain's rule (app/netguard); this package applies it at
 // dial time, on the address actually connected (GoToSocial's sanitizer).
 package safehttp
 
@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"wsapi/app"
+	"wsapi/app/netguard"
 )
 
 // ErrForbiddenAddress is the dial error for an address outbound requests may not reach.
@@ -107,7 +108,7 @@ func guardControl(_, address string, _ syscall.RawConn) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s", ErrForbiddenAddress, host)
 	}
-	if class := app.ForbiddenAddr(a); class != "" {
+	if class := netguard.ForbiddenAddr(a); class != "" {
 		return fmt.Errorf("%w: %s is not a public address (%s)", ErrForbiddenAddress, a, class)
 	}
 	return nil
@@ -121,7 +122,7 @@ func resolvingDial(d *net.Dialer, r app.Resolver) func(ctx context.Context, netw
 		if err != nil {
 			return nil, err
 		}
-		if app.IsLocalhostName(host) && d.Control != nil {
+		if netguard.IsLocalhostName(host) && d.Control != nil {
 			return nil, fmt.Errorf("%w: %s", ErrForbiddenAddress, host)
 		}
 		var addrs []netip.Addr

@@ -165,7 +165,7 @@ func TestAdminWebhookDisabledReason(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t)
 	w := e.Webhook(e.AdminKey, "c", "https://hooks.example.com/in", "contact.blocked")
-	store := e.Runtime.Service.Store
+	store := e.Runtime.Service.Store()
 	err := store.Write(context.Background(), func(tx app.Tx) error {
 		got, err := tx.GetWebhook(e.Org.ID, w.ID)
 		if err != nil {
@@ -198,7 +198,7 @@ func TestAdminUsage(t *testing.T) {
 	if _, err := e.Runtime.Service.SetBalance(context.Background(), e.Org.ID, 12.5); err != nil {
 		t.Fatal(err)
 	}
-	err := e.Runtime.Service.Store.Write(context.Background(), func(tx app.Tx) error {
+	err := e.Runtime.Service.Store().Write(context.Background(), func(tx app.Tx) error {
 		return tx.RecordUsage([]app.UsageEntry{
 			{OrgID: e.Org.ID, Day: "2026-01-01", Model: "gpt-test", UsageCounter: app.UsageCounter{InputTokens: 1200, OutputTokens: 300}, Cost: 0.25, CreatedAt: app.Time{Time: e.Clock.Now()}},
 			{OrgID: e.Org.ID, Day: "2026-01-02", Model: "claude-test", UsageCounter: app.UsageCounter{InputTokens: 10, OutputTokens: 5}, Cost: 0.5, CreatedAt: app.Time{Time: e.Clock.Now()}},

@@ -185,7 +185,7 @@ func TestAssistantSettingsKnowledgeBounds(t *testing.T) {
 			t.Fatalf("%d bytes: %d %.200s", size, a.Status, a.Body)
 		}
 	}
-	limit := e.Runtime.Service.KnowledgeMaxPages
+	limit := e.Runtime.Service.KnowledgeMaxPages()
 	ok := url.Values{"csrf": {b.csrf}, "kind": {"URL"}, "content.url": {"http://127.0.0.1:1/"}, "content.max_pages": {strconv.Itoa(limit)}}
 	b.do("POST", path, ok).expect(t, http.StatusSeeOther)
 	ok.Set("content.max_pages", strconv.Itoa(limit+1))

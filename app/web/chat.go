@@ -178,8 +178,8 @@ func mergeByTime(msgs, notes []msgView) []msgView {
 
 func (s *Server) msg(rq *Request, c app.Chat, m app.Message) msgView {
 	v := msgView{ID: m.ID, Role: m.Role, At: m.CreatedAt, Text: app.StreamText(m), Running: m.Status == "RUNNING"}
-	if v.Running && s.svc.LiveTexts != nil {
-		if live, ok := s.svc.LiveTexts.LiveText(rq.Org(), c.ID, m.ID); ok && utf8.RuneCountInString(live) > utf8.RuneCountInString(v.Text) {
+	if v.Running && s.svc.LiveTexts() != nil {
+		if live, ok := s.svc.LiveTexts().LiveText(rq.Org(), c.ID, m.ID); ok && utf8.RuneCountInString(live) > utf8.RuneCountInString(v.Text) {
 			v.Text = live
 		}
 	}

@@ -79,7 +79,7 @@ func New(cfg Config) (*Server, error) {
 	if s.assets, err = loadAssets(); err != nil {
 		return nil, err
 	}
-	if s.pages, err = loadPages(s.assets, cfg.Service.Clock); err != nil {
+	if s.pages, err = loadPages(s.assets, cfg.Service.Clock()); err != nil {
 		return nil, err
 	}
 	s.router = s.mount()

@@ -71,7 +71,7 @@ func (s *Server) renderKnowledge(rq *Request, status int, fe formErrors, kind st
 		return err
 	}
 	v := knowledgeView{A: a, Nav: s.nav(rq, a, "knowledge"), List: l, CanWrite: rq.Can(app.Write("knowledge")),
-		MaxPages: s.svc.KnowledgeMaxPages, Errors: fe, Form: form, Kind: kind}
+		MaxPages: s.svc.KnowledgeMaxPages(), Errors: fe, Form: form, Kind: kind}
 	return s.render(rq, status, "knowledge", s.page(rq, a.Name+" · Knowledge", v))
 }
 

@@ -36,7 +36,7 @@ func emitEach(t *testing.T, e *apitest.Env, orgs [3]string, n int) map[string]bo
 	t.Helper()
 	ids := map[string]bool{}
 	svc := e.Runtime.Service
-	err := svc.Store.Write(context.Background(), func(tx app.Tx) error {
+	err := svc.Store().Write(context.Background(), func(tx app.Tx) error {
 		for i := 0; i < n; i++ {
 			for _, org := range orgs {
 				evt, err := svc.Emit(tx, org, app.EventContactBlocked, map[string]int{"n": i})
@@ -200,7 +200,7 @@ func TestKilledWithClaimedAheadJobsDeliversAfterTheLease(t *testing.T) {
 	if n := len(received(before)); n != len(ids)-leased {
 		t.Fatalf("%d requests after the restart before the lease ran out, want the %d unleased", n, len(ids)-leased)
 	}
-	b.Clock.Advance(b.Runtime.Service.Webhooks.Lease())
+	b.Clock.Advance(b.Runtime.Service.WebhookPolicy().Lease())
 	b.Runtime.NudgeWorkers()
 	b.Eventually(5*slowdown*time.Second, "every delivery SUCCEEDED", func() bool { return succeeded() == len(ids) })
 	seen := eventIDs(received(before))
@@ -242,7 +242,7 @@ func TestJobPastItsStartIsHandedBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = svc.Store.Write(ctx, func(tx app.Tx) error {
+	err = svc.Store().Write(ctx, func(tx app.Tx) error {
 		_, err := svc.Emit(tx, nk.OrgID, app.EventContactBlocked, nil)
 		return err
 	})

@@ -41,7 +41,7 @@ func TestFinishAndClaimRecordsARoundInOneGo(t *testing.T) {
 	}
 	emit := func(n int) {
 		for i := 0; i < n; i++ {
-			if err := svc.Store.Write(ctx, func(tx app.Tx) error {
+			if err := svc.Store().Write(ctx, func(tx app.Tx) error {
 				_, err := svc.Emit(tx, nk.OrgID, app.EventContactBlocked, map[string]int{"n": i})
 				return err
 			}); err != nil {

@@ -32,7 +32,7 @@ func TestHangingEndpointDoesNotStarveOthers(t *testing.T) {
 	hw := e.Webhook(e.AdminKey, "c", healthy.URL, app.EventContactUnsubscribed)
 
 	svc := e.Runtime.Service
-	err := svc.Store.Write(context.Background(), func(tx app.Tx) error {
+	err := svc.Store().Write(context.Background(), func(tx app.Tx) error {
 		for i := 0; i < 1000; i++ {
 			if _, err := svc.Emit(tx, e.Org.ID, app.EventContactBlocked, map[string]int{"n": i}); err != nil {
 				return err

@@ -258,7 +258,7 @@ func TestRolledBackTransactionEmitsNothing(t *testing.T) {
 	w := e.Webhook(e.AdminKey, "c", rcv.URL, app.EventContactBlocked)
 	svc := e.Runtime.Service
 	var evt app.Event
-	err := svc.Store.Write(context.Background(), func(tx app.Tx) error {
+	err := svc.Store().Write(context.Background(), func(tx app.Tx) error {
 		var err error
 		if evt, err = svc.Emit(tx, e.Org.ID, app.EventContactBlocked, map[string]string{"id": "ct_1"}); err != nil {
 			return err
@@ -271,7 +271,7 @@ func TestRolledBackTransactionEmitsNothing(t *testing.T) {
 	if ds := e.Deliveries(e.AdminKey, "c", w.ID, ""); len(ds) != 0 {
 		t.Fatalf("rolled back event left deliveries %+v", ds)
 	}
-	err = svc.Store.Read(context.Background(), func(tx app.Tx) error {
+	err = svc.Store().Read(context.Background(), func(tx app.Tx) error {
 		_, _, err := tx.GetEvent(e.Org.ID, evt.ID)
 		return err
 	})

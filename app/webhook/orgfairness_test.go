@@ -23,7 +23,7 @@ func TestHangingOrgDoesNotDelayOtherOrgs(t *testing.T) {
 		silent[i] = apitest.NewSilent(t)
 		e.Webhook(e.AdminKey, "c", silent[i].URL, app.EventContactBlocked)
 	}
-	err := svc.Store.Write(context.Background(), func(tx app.Tx) error {
+	err := svc.Store().Write(context.Background(), func(tx app.Tx) error {
 		for i := 0; i < 250; i++ {
 			if _, err := svc.Emit(tx, e.Org.ID, app.EventContactBlocked, map[string]int{"n": i}); err != nil {
 				return err

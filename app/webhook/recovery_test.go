@@ -49,7 +49,7 @@ func TestKilledProcessLosesNothing(t *testing.T) {
 	perEndpoint := a.Runtime.Dispatcher.PerEndpoint
 	rcv.Wait(t, perEndpoint, 5*time.Second)
 	rcv.Quiet(t, perEndpoint, 50*time.Millisecond)
-	lease := a.Runtime.Service.Webhooks.Lease()
+	lease := a.Runtime.Service.WebhookPolicy().Lease()
 	if lease != 2*timeout+5*time.Second {
 		t.Fatalf("lease %s, want 2*timeout+5s", lease)
 	}
@@ -133,7 +133,7 @@ func TestClaimedButNeverSentIsDeliveredAfterTheLease(t *testing.T) {
 	}
 	ids := map[string]bool{}
 	for i := 0; i < 5; i++ {
-		err := svc.Store.Write(ctx, func(tx app.Tx) error {
+		err := svc.Store().Write(ctx, func(tx app.Tx) error {
 			evt, err := svc.Emit(tx, nk.OrgID, app.EventContactBlocked, map[string]int{"n": i})
 			ids[evt.ID] = true
 			return err
@@ -156,7 +156,7 @@ func TestClaimedButNeverSentIsDeliveredAfterTheLease(t *testing.T) {
 	b.Eventually(5*time.Second, "unleased deliveries SUCCEEDED", func() bool {
 		return len(b.Deliveries(b.AdminKey, "c", w.ID, "?status=SUCCEEDED")) == 2
 	})
-	b.Clock.Advance(svc.Webhooks.Lease())
+	b.Clock.Advance(svc.WebhookPolicy().Lease())
 	got := rcv.Wait(t, 5, 5*time.Second)
 	seen := eventIDs(got)
 	for id := range ids {

@@ -56,7 +56,7 @@ func TestRetentionPurgesOldFinishedDeliveriesOnly(t *testing.T) {
 		t.Fatalf("paused delivery after purge: %+v", pending)
 	}
 	// The purged delivery's event goes with it; the kept ones' events stay.
-	err = svc.Store.Read(ctx, func(tx app.Tx) error {
+	err = svc.Store().Read(ctx, func(tx app.Tx) error {
 		if _, _, err := tx.GetEvent(e.Org.ID, old.ID); !app.IsNotFound(err) {
 			t.Errorf("purged delivery's event: %v, want not found", err)
 		}

@@ -135,14 +135,14 @@ func run(n, workers int, withHTML bool, wait, poll time.Duration, cpuprofile str
 	cfg.Secrets.KeyFile = filepath.Join(dir, "app.key")
 	cfg.Email.SMTPURL = "smtp://" + sk.addr // loopback: plain SMTP is accepted
 	cfg.Email.Workers = workers
-	rt, err := cli.Build(ctx, cfg, cli.Options{Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	dns := txtMap{}
+	rt, err := cli.Build(ctx, cfg, cli.Options{Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		EditDeps: func(d *app.Deps) { d.DNS = dns }})
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
 	svc := rt.Service
-	dns := txtMap{}
-	svc.DNS = dns
 
 	nk, _, err := svc.Bootstrap(ctx, "bench")
 	if err != nil {

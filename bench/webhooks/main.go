@@ -138,7 +138,7 @@ func run(n, receivers, workers, batch int, tick, wait time.Duration, cpuprofile 
 	for done := 0; done < n; {
 		size := min(batch, n-done)
 		ids := make([]string, 0, size)
-		err := svc.Store.Write(ctx, func(tx app.Tx) error {
+		err := svc.Store().Write(ctx, func(tx app.Tx) error {
 			for i := 0; i < size; i++ {
 				evt, err := svc.Emit(tx, orgs[(done+i)%len(orgs)], app.EventContactBlocked, map[string]any{"contact_id": fmt.Sprintf("ct_%d", done+i)})
 				if err != nil {

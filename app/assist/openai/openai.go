@@ -1,6 +1,8 @@
-// Package openai is the Provider for the OpenAI Chat Completions protocol, on the official
-// SDK. One `type: openai` provider reaches OpenAI and every server that speaks the protocol
-// (Ollama, vLLM, llama.cpp server, LM Studio, OpenRouter): only the base URL differs.
+// Package openai is the Provider for the OpenAI Chat Completions protocol, on net/http and
+// encoding/json (docs/decisions/provider-clients.md: the official SDK was 20 MB of a 57 MB
+// binary for one streamed call). One `type: openai` provider reaches OpenAI and every server
+// that speaks the protocol (Ollama, vLLM, llama.cpp server, LM Studio, OpenRouter): only the
+// base URL differs.
 //
 // Usage mapping (our six counters from the protocol's `usage`, sent in the last chunk because
 // the request asks for stream_options.include_usage):
@@ -17,159 +19,113 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
 
-	oai "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/shared"
-	"github.com/tidwall/gjson"
-
-	"wsapi/app"
 	"wsapi/app/assist"
 	"wsapi/app/assist/internal/remote"
 )
+
+// DefaultBaseURL is OpenAI's API when the configuration names no base URL.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// maxErrorBody bounds what is read of an error answer: its message is all that is kept.
+const maxErrorBody = 1 << 20
 
 // Provider streams Chat Completions from one configured provider.
 type Provider struct {
 	name    string
 	key     string
 	timeout time.Duration
-	chat    oai.ChatCompletionService
+	url     string
+	client  *http.Client
 }
 
 // New makes the provider called name (the part of a model id before ":"). baseURL includes the
-// API version path (https://api.openai.com/v1, http://localhost:11434/v1); apiKey may be empty
-// for local servers; timeout bounds each whole call, streaming included (0: none); client is
-// the caller's HTTP client (nil: a fresh one). The SDK's own retries are off: the run loop
-// retries classified errors itself.
+// API version path (https://api.openai.com/v1, the default when empty; http://localhost:11434/v1);
+// apiKey may be empty for local servers; timeout bounds each whole call, streaming included
+// (0: none); client is the caller's HTTP client (nil: a fresh one). There are no retries here:
+// the run loop retries classified errors itself. No OPENAI_* environment variable of the host
+// changes where or how a provider calls.
 func New(name, baseURL, apiKey string, timeout time.Duration, client *http.Client) *Provider {
 	if client == nil {
 		// No client Timeout: the call's context carries the deadline, streaming included.
 		client = &http.Client{}
 	}
-	// The service is built from these options only, not through oai.NewClient, so no
-	// OPENAI_* environment variable of the host changes where or how a provider calls.
-	opts := []option.RequestOption{
-		option.WithEnvironmentProduction(), // https://api.openai.com/v1 unless baseURL is set
-		option.WithAPIKey(apiKey),
-		option.WithHTTPClient(client),
-		option.WithMaxRetries(0),
+	if baseURL == "" {
+		baseURL = DefaultBaseURL
 	}
-	if baseURL != "" {
-		opts = append(opts, option.WithBaseURL(baseURL))
-	}
-	return &Provider{name: name, key: apiKey, timeout: timeout, chat: oai.NewChatCompletionService(opts...)}
+	return &Provider{name: name, key: apiKey, timeout: timeout, client: client,
+		url: strings.TrimRight(baseURL, "/") + "/chat/completions"}
 }
 
 // Stream makes one streamed Chat Completions call; see assist.Provider.
 func (p *Provider) Stream(ctx context.Context, req assist.Request, onText func(string)) (assist.Result, error) {
 	call, ctx, stop := remote.Start(ctx, p.name, p.key, p.timeout)
 	defer stop()
-	stream := p.chat.NewStreaming(ctx, params(req))
-	defer stream.Close()
-	var acc oai.ChatCompletionAccumulator
-	var last oai.CompletionUsage
-	reported, finished := false, false
-	for stream.Next() {
-		chunk := stream.Current()
-		acc.AddChunk(chunk)
-		if chunk.JSON.Usage.Valid() {
-			// The last usage, not the accumulator's sum: a compatible server that repeats
-			// its running totals in every chunk would otherwise be counted many times.
-			reported, last = true, chunk.Usage
-		}
-		for _, choice := range chunk.Choices {
-			if choice.Index != 0 { // n is 1: other choices never come, ignore them if they do
-				continue
-			}
-			if choice.Delta.Content != "" {
-				onText(choice.Delta.Content)
-			}
-			finished = finished || choice.FinishReason != ""
-		}
+	resp, err := p.post(ctx, req)
+	if err != nil {
+		return assist.Result{}, call.Failure(err)
 	}
-	acc.Usage = last
-	res := result(&acc.ChatCompletion, reported)
-	if err := stream.Err(); err != nil {
-		return res, failure(call, err)
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		return assist.Result{}, statusError(call, resp)
 	}
-	if !finished {
+	var acc accumulator
+	err = readEvents(resp.Body, func(data []byte) (bool, error) {
+		if bytes.HasPrefix(data, []byte("[DONE]")) {
+			return false, nil
+		}
+		return true, acc.add(call, data, onText)
+	})
+	res := acc.result()
+	if err != nil {
+		if _, ok := assist.AsProviderError(err); ok {
+			return res, err
+		}
+		return res, call.Failure(err)
+	}
+	if !acc.finished {
 		return res, call.Incomplete()
 	}
 	return res, nil
 }
 
-// result reads the accumulated completion; a call cut short keeps its text but not its
-// unfinished tool calls.
-func result(cc *oai.ChatCompletion, reported bool) assist.Result {
-	res := assist.Result{Reported: reported, Usage: usage(cc.Usage)}
-	if len(cc.Choices) == 0 {
-		return res
+// post sends the request; the answer's body is the caller's to close.
+func (p *Provider) post(ctx context.Context, req assist.Request) (*http.Response, error) {
+	body, err := json.Marshal(params(req))
+	if err != nil {
+		return nil, err
 	}
-	choice := cc.Choices[0]
-	res.Text = choice.Message.Content
-	res.StopReason = choice.FinishReason
-	if res.StopReason == "" {
-		return res
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
 	}
-	for _, tc := range choice.Message.ToolCalls {
-		res.ToolCalls = append(res.ToolCalls, assist.ToolCall{
-			ID: tc.ID, Name: tc.Function.Name, Arguments: arguments(tc.Function.Arguments),
-		})
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Accept", "text/event-stream")
+	if p.key != "" {
+		hr.Header.Set("Authorization", "Bearer "+p.key)
 	}
-	return res
+	return p.client.Do(hr)
 }
 
-// arguments keeps the model's JSON object; an empty one is {} and text that is not JSON is
-// passed on as a JSON string, so the run loop can store it and the tool can refuse it.
-func arguments(s string) json.RawMessage {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return json.RawMessage(`{}`)
+// statusError classifies an HTTP error answer by its status, with the message of the
+// protocol's error object ({"error": {"message": ...}}) when the body has one.
+func statusError(call *remote.Call, resp *http.Response) error {
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	var body struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
 	}
-	if json.Valid([]byte(s)) {
-		return json.RawMessage(s)
-	}
-	quoted, _ := json.Marshal(s)
-	return quoted
-}
-
-// usage maps the protocol's counters to ours (see the package comment).
-func usage(u oai.CompletionUsage) app.UsageCounter {
-	in, out := float64(u.PromptTokens), float64(u.CompletionTokens)
-	return app.UsageCounter{
-		InputTokens:          in,
-		OutputTokens:         out,
-		TotalTokens:          in + out,
-		ReasoningTokens:      float64(u.CompletionTokensDetails.ReasoningTokens),
-		InputTokensCacheRead: float64(u.PromptTokensDetails.CachedTokens),
-	}
-}
-
-// failure classifies an error of the SDK: an HTTP error status, an error event inside the
-// stream, or a transport failure.
-func failure(call *remote.Call, err error) error {
-	var apiErr *oai.Error
-	if errors.As(err, &apiErr) {
-		var header http.Header
-		if apiErr.Response != nil {
-			header = apiErr.Response.Header
-		}
-		return call.StatusError(apiErr.StatusCode, header, apiErr.Message)
-	}
-	var streamErr *ssestream.StreamError
-	if errors.As(err, &streamErr) {
-		e := gjson.GetBytes(streamErr.Event.Data, "error")
-		return call.StatusError(eventStatus(e.Get("type").String()+" "+e.Get("code").String()), nil,
-			e.Get("message").String())
-	}
-	return call.Failure(err)
+	_ = json.Unmarshal(raw, &body)
+	return call.StatusError(resp.StatusCode, resp.Header, body.Error.Message)
 }
 
 // eventStatus gives an error event inside a 200 stream the status it stands for, so a server
@@ -186,79 +142,19 @@ func eventStatus(kind string) int {
 	return 0
 }
 
-// params builds the request body: the system prompt first, the conversation, the tools, and
-// usage in the stream. max_completion_tokens (not the deprecated max_tokens, which reasoning
-// models refuse) is sent only when the request sets a limit.
-func params(req assist.Request) oai.ChatCompletionNewParams {
-	p := oai.ChatCompletionNewParams{
-		Model:         shared.ChatModel(req.Model),
-		Messages:      messages(req),
-		StreamOptions: oai.ChatCompletionStreamOptionsParam{IncludeUsage: oai.Bool(true)},
+// streamError is the error of an error event inside the stream: {"error": {type, code, message}}.
+func streamError(call *remote.Call, raw json.RawMessage) error {
+	var e struct {
+		Type    string `json:"type"`
+		Code    any    `json:"code"`
+		Message string `json:"message"`
 	}
-	if req.MaxTokens > 0 {
-		p.MaxCompletionTokens = oai.Int(int64(req.MaxTokens))
+	if json.Unmarshal(raw, &e) != nil {
+		e.Message = string(raw)
 	}
-	if req.ReasoningEffort != "" {
-		p.ReasoningEffort = shared.ReasoningEffort(req.ReasoningEffort)
+	code := ""
+	if e.Code != nil {
+		code = fmt.Sprint(e.Code)
 	}
-	for _, t := range req.Tools {
-		def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: schema(t.Parameters)}
-		if t.Description != "" {
-			def.Description = oai.String(t.Description)
-		}
-		p.Tools = append(p.Tools, oai.ChatCompletionFunctionTool(def))
-	}
-	return p
-}
-
-// schema is a tool's JSON schema as the SDK wants it; none (or one that is not an object)
-// is the empty object schema, which every server accepts.
-func schema(raw json.RawMessage) shared.FunctionParameters {
-	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil || m == nil {
-		m = map[string]any{"type": "object", "properties": map[string]any{}}
-	}
-	return m
-}
-
-// messages turns the conversation into the protocol's messages. A tool result that reports a
-// failure has no flag in this protocol: its text says so.
-func messages(req assist.Request) []oai.ChatCompletionMessageParamUnion {
-	var out []oai.ChatCompletionMessageParamUnion
-	if req.System != "" {
-		out = append(out, oai.SystemMessage(req.System))
-	}
-	for _, m := range req.Messages {
-		switch m.Role {
-		case assist.RoleAssistant:
-			out = append(out, assistantMessage(m))
-		case assist.RoleTool:
-			out = append(out, oai.ToolMessage(m.Text, m.ToolCallID))
-		default:
-			out = append(out, oai.UserMessage(m.Text))
-		}
-	}
-	return out
-}
-
-// assistantMessage is an earlier answer, with the tool calls it made (content is left out
-// when empty, as the protocol allows for a message with tool calls).
-func assistantMessage(m assist.Message) oai.ChatCompletionMessageParamUnion {
-	msg := oai.ChatCompletionAssistantMessageParam{}
-	if m.Text != "" || len(m.ToolCalls) == 0 {
-		msg.Content.OfString = oai.String(m.Text)
-	}
-	for _, tc := range m.ToolCalls {
-		args := string(tc.Arguments)
-		if args == "" {
-			args = "{}"
-		}
-		msg.ToolCalls = append(msg.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
-			OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
-				ID:       tc.ID,
-				Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: args},
-			},
-		})
-	}
-	return oai.ChatCompletionMessageParamUnion{OfAssistant: &msg}
+	return call.StatusError(eventStatus(e.Type+" "+code), nil, e.Message)
 }

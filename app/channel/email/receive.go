@@ -174,7 +174,7 @@ func (r *Receiver) capped(tx Tx, orgID, contactID string, blocked bool) (string,
 	if r.MaxAutoRepliesPerHour <= 0 {
 		return "", nil
 	}
-	since := app.At(r.Service.Clock.Now().Add(-time.Hour))
+	since := app.At(r.Service.Clock().Now().Add(-time.Hour))
 	n, err := tx.EmailRepliesSince(orgID, contactID, since)
 	if err != nil || n < r.MaxAutoRepliesPerHour {
 		return "", err
@@ -203,7 +203,7 @@ func (r *Receiver) bounce(ctx context.Context, d app.Deployment, dsn *DSN) error
 	err := write(s, ctx, func(tx Tx) error {
 		for _, addr := range dsn.Failed {
 			sup := app.Suppression{ID: app.NewID("sup"), OrgID: d.OrgID, Email: addr, Reason: app.ReasonBounce,
-				CreatedAt: app.At(s.Clock.Now())}
+				CreatedAt: app.At(s.Clock().Now())}
 			if _, err := tx.AddSuppression(sup); err != nil {
 				return err
 			}

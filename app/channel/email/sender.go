@@ -56,7 +56,7 @@ func (s *Sender) Send(ctx context.Context, d app.Deployment, chat app.Chat, m ap
 	if err != nil {
 		return channel.Sent{}, err
 	}
-	raw, err := compose(r, m, s.Service.Clock.Now())
+	raw, err := compose(r, m, s.Service.Clock().Now())
 	if err != nil {
 		return channel.Sent{}, channel.Permanent{Err: err}
 	}
@@ -99,11 +99,11 @@ func (s *Sender) prepare(ctx context.Context, d app.Deployment, chat app.Chat, m
 		if err := threadHeaders(tx, chat, &r); err != nil {
 			return err
 		}
-		r.replyTo = "reply+" + replyToken(s.Service.Tokens, chat.ID) + "@" + r.domain.Domain
-		if err := tx.SetEmailChat(d.OrgID, chat.ID, tokenHash(replyToken(s.Service.Tokens, chat.ID)), r.subject); err != nil {
+		r.replyTo = "reply+" + replyToken(s.Service.Tokens(), chat.ID) + "@" + r.domain.Domain
+		if err := tx.SetEmailChat(d.OrgID, chat.ID, tokenHash(replyToken(s.Service.Tokens(), chat.ID)), r.subject); err != nil {
 			return err
 		}
-		return tx.RecordEmail(d.OrgID, r.messageID, chat.ID, m.ID, "out", m.Role, app.At(s.Service.Clock.Now()))
+		return tx.RecordEmail(d.OrgID, r.messageID, chat.ID, m.ID, "out", m.Role, app.At(s.Service.Clock().Now()))
 	})
 	return r, err
 }

@@ -40,7 +40,7 @@ func emailTx(tx app.Tx) (Tx, error) {
 
 // write runs fn in one write transaction of the service's store.
 func write(s *app.Service, ctx context.Context, fn func(Tx) error) error {
-	return s.Store.Write(ctx, func(tx app.Tx) error {
+	return s.Store().Write(ctx, func(tx app.Tx) error {
 		t, err := emailTx(tx)
 		if err != nil {
 			return err
@@ -51,7 +51,7 @@ func write(s *app.Service, ctx context.Context, fn func(Tx) error) error {
 
 // read runs fn in one read transaction.
 func read(s *app.Service, ctx context.Context, fn func(Tx) error) error {
-	return s.Store.Read(ctx, func(tx app.Tx) error {
+	return s.Store().Read(ctx, func(tx app.Tx) error {
 		t, err := emailTx(tx)
 		if err != nil {
 			return err

@@ -33,7 +33,7 @@ func (r *Receiver) thread(tx Tx, in inbound) (thread, error) {
 	if err != nil {
 		return thread{}, err
 	}
-	if err := tx.SetEmailChat(in.d.OrgID, chatID, tokenHash(replyToken(s.Tokens, chatID)), in.p.Subject); err != nil {
+	if err := tx.SetEmailChat(in.d.OrgID, chatID, tokenHash(replyToken(s.Tokens(), chatID)), in.p.Subject); err != nil {
 		return thread{}, err
 	}
 	c, err := tx.GetContact(in.d.OrgID, ch.ContactID)

@@ -53,7 +53,7 @@ func (w *Worker) message(ctx context.Context, d app.Deployment, in channel.Inbou
 // seen tells, on a reader, whether a provider's id was taken in before.
 func (w *Worker) seen(ctx context.Context, deploymentID, extID string) (bool, error) {
 	seen := false
-	err := w.Service.Store.Read(ctx, func(tx app.Tx) error {
+	err := w.Service.Store().Read(ctx, func(tx app.Tx) error {
 		itx, err := txOf(tx)
 		if err == nil {
 			seen, err = itx.Seen(deploymentID, extID)
@@ -126,7 +126,7 @@ var order = []string{app.DeliveryPending, app.DeliverySent, app.DeliveryDelivere
 // status moves the delivery of the reply the provider names; a reply this server does not
 // know (sent elsewhere, or deleted) is ignored.
 func (w *Worker) status(ctx context.Context, d app.Deployment, it channel.Incoming) error {
-	return w.Service.Store.Write(ctx, func(tx app.Tx) error {
+	return w.Service.Store().Write(ctx, func(tx app.Tx) error {
 		itx, err := txOf(tx)
 		if err != nil {
 			return err
@@ -143,7 +143,7 @@ func (w *Worker) status(ctx context.Context, d app.Deployment, it channel.Incomi
 			return err
 		}
 		del := *m.Delivery
-		del.Status, del.UpdatedAt, del.Error = it.Status, app.At(w.Service.Clock.Now()), nil
+		del.Status, del.UpdatedAt, del.Error = it.Status, app.At(w.Service.Clock().Now()), nil
 		if it.Error != "" {
 			why := it.Error
 			del.Error = &why
@@ -162,8 +162,8 @@ func forward(from, to string) bool {
 // Purge forgets the providers' ids older than SeenRetention (a janitor task); it answers
 // how many went.
 func (w *Worker) Purge(ctx context.Context) (n int, err error) {
-	before := app.At(w.Service.Clock.Now().Add(-SeenRetention))
-	err = w.Service.Store.Write(ctx, func(tx app.Tx) error {
+	before := app.At(w.Service.Clock().Now().Add(-SeenRetention))
+	err = w.Service.Store().Write(ctx, func(tx app.Tx) error {
 		itx, err := txOf(tx)
 		if err == nil {
 			n, err = itx.PurgeSeen(before)

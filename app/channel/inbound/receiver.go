@@ -35,10 +35,10 @@ func (r *Receiver) Receive(ctx context.Context, typ, asi string, header http.Hea
 	if err := in.CheckRequest(d, header, body); err != nil {
 		return errRefused
 	}
-	now := app.At(r.Service.Clock.Now())
+	now := app.At(r.Service.Clock().Now())
 	u := Update{ID: app.NewID("upd"), OrgID: d.OrgID, DeploymentID: d.ID, IntegrationID: typ, Body: body,
 		NextAttemptAt: now, CreatedAt: now}
-	return r.Service.Store.Write(ctx, func(tx app.Tx) error {
+	return r.Service.Store().Write(ctx, func(tx app.Tx) error {
 		itx, err := txOf(tx)
 		if err != nil {
 			return err
@@ -50,7 +50,7 @@ func (r *Receiver) Receive(ctx context.Context, typ, asi string, header http.Hea
 // deployment reads the integration of a hook with its secrets: of that type, its assistant
 // not deleted.
 func (r *Receiver) deployment(ctx context.Context, typ, asi string) (d app.Deployment, err error) {
-	err = r.Service.Store.Read(ctx, func(tx app.Tx) error {
+	err = r.Service.Store().Read(ctx, func(tx app.Tx) error {
 		if d, err = tx.FindDeployment(asi); err != nil {
 			return err
 		}

@@ -81,14 +81,14 @@ func (w *Worker) defaults() {
 	}
 }
 
-func (w *Worker) now() app.Time { return app.At(w.Service.Clock.Now()) }
+func (w *Worker) now() app.Time { return app.At(w.Service.Clock().Now()) }
 
 // claim leases the updates due now that room picks; an idle loop looks on a reader first.
 func (w *Worker) claim(ctx context.Context, room app.ClaimRoom) (ups []Update, err error) {
 	now := w.now()
 	if room.LookFirst {
 		due := false
-		err := w.Service.Store.Read(ctx, func(tx app.Tx) error {
+		err := w.Service.Store().Read(ctx, func(tx app.Tx) error {
 			itx, err := txOf(tx)
 			if err == nil {
 				due, err = itx.AnyUpdateQueued(now)
@@ -99,7 +99,7 @@ func (w *Worker) claim(ctx context.Context, room app.ClaimRoom) (ups []Update, e
 			return nil, err
 		}
 	}
-	err = w.Service.Store.Write(ctx, func(tx app.Tx) error {
+	err = w.Service.Store().Write(ctx, func(tx app.Tx) error {
 		itx, err := txOf(tx)
 		if err == nil {
 			ups, err = itx.ClaimUpdates(now, app.At(now.Add(2*w.Timeout+5*time.Second)), room)
@@ -132,7 +132,7 @@ func (w *Worker) take(ctx context.Context, u Update) {
 	if dropped && err == nil {
 		return // the last message's write took the update out of the queue
 	}
-	werr := w.Service.Store.Write(context.WithoutCancel(ctx), func(tx app.Tx) error {
+	werr := w.Service.Store().Write(context.WithoutCancel(ctx), func(tx app.Tx) error {
 		itx, err := txOf(tx)
 		if err != nil {
 			return err
@@ -140,7 +140,7 @@ func (w *Worker) take(ctx context.Context, u Update) {
 		if done {
 			return itx.DropUpdate(u.ID)
 		}
-		return itx.RetryUpdate(u.ID, attempts, app.At(w.Service.Clock.Now().Add(w.Schedule[attempts-1])))
+		return itx.RetryUpdate(u.ID, attempts, app.At(w.Service.Clock().Now().Add(w.Schedule[attempts-1])))
 	})
 	if werr != nil {
 		w.Log.Error("inbound: record", "update", u.ID, "err", werr)
@@ -155,7 +155,7 @@ type errUnreadable struct{ error }
 // last message also takes the update out of the queue (dropped): one write fewer per update.
 func (w *Worker) process(ctx context.Context, u Update) (dropped bool, err error) {
 	var d app.Deployment
-	err = w.Service.Store.Read(ctx, func(tx app.Tx) (err error) {
+	err = w.Service.Store().Read(ctx, func(tx app.Tx) (err error) {
 		d, err = tx.GetDeployment(u.OrgID, "", u.DeploymentID)
 		return err
 	})

@@ -109,7 +109,7 @@ func (p *Poller) round(ctx context.Context, slots chan struct{}, wg *sync.WaitGr
 	if err != nil {
 		return err
 	}
-	now := p.Service.Clock.Now()
+	now := p.Service.Clock().Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.forget(ids)
@@ -183,7 +183,7 @@ func (p *Poller) fairOrder(due []string) []string {
 // when it is due again: at once when it gave way to others, else a poll interval after it
 // started.
 func (p *Poller) serve(ctx context.Context, id string) {
-	start := p.Service.Clock.Now()
+	start := p.Service.Clock().Now()
 	var yielded bool
 	err := app.Safely(func() (err error) {
 		yielded, err = p.session(ctx, id)
@@ -195,7 +195,7 @@ func (p *Poller) serve(ctx context.Context, id string) {
 	p.mu.Lock()
 	due := false
 	if e := p.state[id]; e != nil {
-		e.running, e.served = false, p.Service.Clock.Now()
+		e.running, e.served = false, p.Service.Clock().Now()
 		e.next = start.Add(p.Interval)
 		if yielded {
 			e.next = e.served
@@ -211,7 +211,7 @@ func (p *Poller) serve(ctx context.Context, id string) {
 
 // after waits d on the service's clock (a test's manual clock moves only when told).
 func (p *Poller) after(d time.Duration) <-chan time.Time {
-	if a, ok := p.Service.Clock.(interface {
+	if a, ok := p.Service.Clock().(interface {
 		After(time.Duration) <-chan time.Time
 	}); ok {
 		return a.After(d)
@@ -221,7 +221,7 @@ func (p *Poller) after(d time.Duration) <-chan time.Time {
 
 // load reads an integration with its secrets.
 func (p *Poller) load(ctx context.Context, id string) (d app.Deployment, err error) {
-	err = p.Service.Store.Read(ctx, func(tx app.Tx) error {
+	err = p.Service.Store().Read(ctx, func(tx app.Tx) error {
 		d, err = tx.FindDeployment(id)
 		return err
 	})

@@ -1,4 +1,4 @@
-package app
+package ids
 
 import (
 	"regexp"
@@ -12,7 +12,7 @@ import (
 // their random part, so new rows land at the end of the indexes keyed by them.
 func TestIDsSortByTheSecondTheyWereMade(t *testing.T) {
 	shape := regexp.MustCompile(`^ct_[0-9A-Za-z]{20}$`)
-	id := NewID("ct")
+	id := New("ct")
 	if !shape.MatchString(id) {
 		t.Fatalf("id %q", id)
 	}
@@ -32,7 +32,7 @@ func TestIDsSortByTheSecondTheyWereMade(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for range 10000 {
-		r := NewID("ct")[9:]
+		r := New("ct")[9:]
 		if seen[r] {
 			t.Fatalf("random part %q drawn twice", r)
 		}

@@ -1,10 +1,13 @@
-package app
+package connection
 
 import (
 	"context"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+
+	"wsapi/app"
 )
 
 // FieldDefinition is a field schema of an action (the spec's Field type values).
@@ -60,9 +63,9 @@ var referenceTypes = map[string]bool{"connection": true, "segment": true, "assis
 
 // ResolveActionFields answers an action's fields, with the caller's extra definitions, and
 // options for every reference field from the organization's data (at most 100 each).
-func (s *Service) ResolveActionFields(ctx context.Context, c Caller, in FieldsInput) (FieldsResult, error) {
+func (s *Service) ResolveActionFields(ctx context.Context, c app.Caller, in FieldsInput) (FieldsResult, error) {
 	base, ok := Actions[in.ActionID]
-	p := Problems{}
+	p := app.Problems{}
 	if !ok {
 		names := make([]string, 0, len(Actions))
 		for k := range Actions {
@@ -73,15 +76,15 @@ func (s *Service) ResolveActionFields(ctx context.Context, c Caller, in FieldsIn
 	}
 	for i, d := range in.Definitions {
 		t, _ := d.Definition["type"].(string)
-		if d.Path == "" || !slices.Contains(FieldTypes, t) {
-			p.Add("definitions["+itoa(i)+"]", "needs a path and a definition whose type is a Field type")
+		if d.Path == "" || !slices.Contains(app.FieldTypes, t) {
+			p.Add("definitions["+strconv.Itoa(i)+"]", "needs a path and a definition whose type is a Field type")
 		}
 	}
 	if err := p.Err(); err != nil {
 		return FieldsResult{}, err
 	}
 	fields := mergeFields(base, in.Definitions)
-	err := s.Store.Read(ctx, func(tx Tx) error {
+	err := s.svc.Store().Read(ctx, func(tx app.Tx) error {
 		if in.ConnectionID != "" {
 			if _, err := tx.GetConnection(c.OrgID, in.ConnectionID); err != nil {
 				return err
@@ -126,9 +129,9 @@ func mergeFields(base, extra []ActionField) []ActionField {
 	return out
 }
 
-func referenceOptions(tx Tx, c Caller, typ string, def FieldDefinition) ([]Option, error) {
-	pg := Page{Page: 1, Take: MaxTake}
-	opts := []Option{}
+func referenceOptions(tx app.Tx, c app.Caller, typ string, def FieldDefinition) ([]app.Option, error) {
+	pg := app.Page{Page: 1, Take: app.MaxTake}
+	opts := []app.Option{}
 	switch typ {
 	case "connection":
 		// One query per allowed type, so connections of other types cannot crowd them out.
@@ -136,7 +139,7 @@ func referenceOptions(tx Tx, c Caller, typ string, def FieldDefinition) ([]Optio
 		if len(types) == 0 {
 			types = []string{""}
 		}
-		var conns []Connection
+		var conns []app.Connection
 		for _, ct := range types {
 			some, _, err := tx.ListConnections(c.OrgID, ct, pg)
 			if err != nil {
@@ -145,42 +148,42 @@ func referenceOptions(tx Tx, c Caller, typ string, def FieldDefinition) ([]Optio
 			conns = append(conns, some...)
 		}
 		sort.SliceStable(conns, func(i, j int) bool { return conns[i].Name < conns[j].Name })
-		for _, x := range conns[:min(len(conns), MaxTake)] {
-			opts = append(opts, Option{Value: x.ID, Label: x.Name})
+		for _, x := range conns[:min(len(conns), app.MaxTake)] {
+			opts = append(opts, app.Option{Value: x.ID, Label: x.Name})
 		}
 		return opts, nil
 	case "segment":
 		segs, _, err := tx.ListSegments(c.OrgID, pg)
 		for _, x := range segs {
-			opts = append(opts, Option{Value: x.ID, Label: x.Name})
+			opts = append(opts, app.Option{Value: x.ID, Label: x.Name})
 		}
 		return opts, err
 	case "assistant":
 		as, _, err := tx.ListAssistants(c.OrgID, "", pg)
 		for _, x := range as {
-			opts = append(opts, Option{Value: x.ID, Label: x.Name})
+			opts = append(opts, app.Option{Value: x.ID, Label: x.Name})
 		}
 		return opts, err
 	case "contact":
-		cs, _, err := tx.ListContacts(c.OrgID, ContactFilter{}, pg)
+		cs, _, err := tx.ListContacts(c.OrgID, app.ContactFilter{}, pg)
 		for _, x := range cs {
-			opts = append(opts, Option{Value: x.ID, Label: x.Name})
+			opts = append(opts, app.Option{Value: x.ID, Label: x.Name})
 		}
 		return opts, err
 	case "user":
 		ms, _, err := tx.ListMembers(c.OrgID, pg)
 		for _, x := range ms {
-			opts = append(opts, Option{Value: x.ID, Label: x.Name})
+			opts = append(opts, app.Option{Value: x.ID, Label: x.Name})
 		}
 		return opts, err
 	}
-	chats, _, err := tx.ListInbox(c.OrgID, InboxFilter{}, nil, 0, MaxTake, 0) // options need no count
+	chats, _, err := tx.ListInbox(c.OrgID, app.InboxFilter{}, nil, 0, app.MaxTake, 0) // options need no count
 	for _, x := range chats {
 		label := x.ID
 		if x.Title != nil {
 			label = *x.Title
 		}
-		opts = append(opts, Option{Value: x.ID, Label: label})
+		opts = append(opts, app.Option{Value: x.ID, Label: label})
 	}
 	return opts, err
 }

@@ -1,4 +1,4 @@
-package app
+package clock
 
 import (
 	"database/sql/driver"
@@ -8,6 +8,12 @@ import (
 	"strconv"
 	"time"
 )
+
+// TimeFormat is RFC 3339 in UTC with milliseconds, the one timestamp form of the API.
+const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// FormatTime renders t in the API's timestamp form.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
 // Time is a timestamp of the API: JSON and the database both hold it as RFC 3339 UTC with
 // milliseconds, a fixed-width form that also sorts as text. The zero Time is null.

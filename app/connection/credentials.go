@@ -1,10 +1,13 @@
-package app
+package connection
 
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
+
+	"wsapi/app"
 )
 
 // A connection's config is stored in clear and answered on every read; credentials belong in
@@ -94,7 +97,7 @@ func credentialValue(v string) bool {
 // credentialKeys refuses config entries that look like credentials, nested ones included: a
 // key that names one (unless it holds an object of settings, whose entries are checked
 // instead) or a string value that looks like one.
-func credentialKeys(p Problems, path string, v any) {
+func credentialKeys(p app.Problems, path string, v any) {
 	const why = "looks like a credential; put it in secrets, which are sealed and never returned"
 	switch v := v.(type) {
 	case map[string]any:
@@ -106,7 +109,7 @@ func credentialKeys(p Problems, path string, v any) {
 		}
 	case []any:
 		for i, x := range v {
-			credentialKeys(p, path+"["+itoa(i)+"]", x)
+			credentialKeys(p, path+"["+strconv.Itoa(i)+"]", x)
 		}
 	case string:
 		if credentialValue(v) {

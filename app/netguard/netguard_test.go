@@ -1,10 +1,10 @@
-package app_test
+package netguard_test
 
 import (
 	"net/netip"
 	"testing"
 
-	"wsapi/app"
+	"wsapi/app/netguard"
 )
 
 func TestForbiddenAddr(t *testing.T) {
@@ -66,11 +66,11 @@ func TestForbiddenAddr(t *testing.T) {
 		{"2002:c0a8:101::1", "private (embedded in IPv6)"},
 	}
 	for _, c := range cases {
-		if got := app.ForbiddenAddr(netip.MustParseAddr(c.addr)); got != c.class {
+		if got := netguard.ForbiddenAddr(netip.MustParseAddr(c.addr)); got != c.class {
 			t.Errorf("ForbiddenAddr(%s) = %q, want %q", c.addr, got, c.class)
 		}
 	}
-	if got := app.ForbiddenAddr(netip.Addr{}); got != "invalid" {
+	if got := netguard.ForbiddenAddr(netip.Addr{}); got != "invalid" {
 		t.Errorf("ForbiddenAddr(zero) = %q, want invalid", got)
 	}
 }
@@ -114,7 +114,7 @@ func TestParseLooseIPv4(t *testing.T) {
 		{"::1", "", false},
 	}
 	for _, c := range cases {
-		addr, ok, canonical := app.ParseLooseIPv4(c.host)
+		addr, ok, canonical := netguard.ParseLooseIPv4(c.host)
 		if c.addr == "" {
 			if ok {
 				t.Errorf("ParseLooseIPv4(%q) = %s, true; want not an IPv4 form", c.host, addr)

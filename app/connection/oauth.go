@@ -1,4 +1,4 @@
-package app
+package connection
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"wsapi/app"
 )
 
 // OAuthProvider is one provider's endpoints and client credentials (oauth.providers.<TYPE>);
@@ -45,7 +47,7 @@ type OAuthUser struct {
 	ExternalName string `json:"external_name"`
 }
 
-// OAuthExchanger swaps a code for a token and reads the user (see app/oauth).
+// OAuthExchanger swaps a code for a token and reads the user (app/oauth).
 type OAuthExchanger interface {
 	Exchange(ctx context.Context, p OAuthProvider, redirectURL, code string) (OAuthToken, OAuthUser, error)
 }
@@ -97,16 +99,16 @@ const stateLifetime = time.Hour
 
 // oauthProvider checks type and subdomain, each on its own, so that one 400 names both, and
 // answers the provider with the subdomain filled in.
-func (s *Service) oauthProvider(p Problems, typ string, subdomain *string) (OAuthProvider, bool) {
-	sub := optionalText(subdomain)
+func (s *Service) oauthProvider(p app.Problems, typ string, subdomain *string) (OAuthProvider, bool) {
+	sub := deref(subdomain)
 	if subdomain != nil && !subdomainPattern.MatchString(sub) {
 		p.Add("subdomain", "must match ^[a-z0-9-]+$")
 	}
-	if !slices.Contains(ConnectionTypes, typ) {
-		p.Add("type", "must be one of "+strings.Join(ConnectionTypes, ", "))
+	if !slices.Contains(app.ConnectionTypes, typ) {
+		p.Add("type", typeChoice())
 		return OAuthProvider{}, false
 	}
-	prov, ok := s.OAuth[typ]
+	prov, ok := s.providers[typ]
 	if !ok {
 		p.Add("type", "no OAuth provider is configured for "+typ+" (oauth.providers."+typ+")")
 		return OAuthProvider{}, false
@@ -116,8 +118,8 @@ func (s *Service) oauthProvider(p Problems, typ string, subdomain *string) (OAut
 
 // AuthorizeOAuth answers the provider's authorization URL with a state signed for this
 // organization and type, which validate checks (no forged callbacks).
-func (s *Service) AuthorizeOAuth(ctx context.Context, c Caller, in OAuthAuthorizeInput) (OAuthAuthorization, error) {
-	p := Problems{}
+func (s *Service) AuthorizeOAuth(ctx context.Context, c app.Caller, in OAuthAuthorizeInput) (OAuthAuthorization, error) {
+	p := app.Problems{}
 	prov, ok := s.oauthProvider(p, in.Type, in.Subdomain)
 	u, err := url.Parse(in.RedirectURL)
 	if err != nil || !u.IsAbs() || len(in.RedirectURL) > 2048 {
@@ -126,7 +128,7 @@ func (s *Service) AuthorizeOAuth(ctx context.Context, c Caller, in OAuthAuthoriz
 	if err := p.Err(); err != nil || !ok {
 		return OAuthAuthorization{}, p.Err()
 	}
-	state := s.Tokens.Sign("oauth", c.OrgID+"|"+in.Type+"|"+strconv.FormatInt(s.Clock.Now().Unix(), 10)+"|"+RandomBase62(12))
+	state := s.tokens.Sign("oauth", c.OrgID+"|"+in.Type+"|"+strconv.FormatInt(s.svc.Clock().Now().Unix(), 10)+"|"+app.RandomBase62(12))
 	q := url.Values{"response_type": {"code"}, "client_id": {prov.ClientID}, "redirect_uri": {in.RedirectURL},
 		"state": {state}}
 	if len(prov.Scopes) > 0 {
@@ -141,12 +143,12 @@ func (s *Service) AuthorizeOAuth(ctx context.Context, c Caller, in OAuthAuthoriz
 
 // ValidateOAuth takes the URL the provider redirected to, checks its state, exchanges the
 // code and reads the user. A provider error is a 400 carrying the provider's text.
-func (s *Service) ValidateOAuth(ctx context.Context, c Caller, in OAuthValidateInput) (OAuthResult, error) {
-	p := Problems{}
+func (s *Service) ValidateOAuth(ctx context.Context, c app.Caller, in OAuthValidateInput) (OAuthResult, error) {
+	p := app.Problems{}
 	prov, ok := s.oauthProvider(p, in.Type, in.Subdomain)
 	u, err := url.Parse(in.ValidationURL)
 	switch {
-	case CharCount(in.ValidationURL) > 10000:
+	case app.CharCount(in.ValidationURL) > 10000:
 		p.Add("validation_url", "must be at most 10000 characters")
 	case in.ValidationURL == "" || err != nil || !u.IsAbs():
 		p.Add("validation_url", "must be the absolute URL the provider redirected to")
@@ -156,28 +158,28 @@ func (s *Service) ValidateOAuth(ctx context.Context, c Caller, in OAuthValidateI
 	}
 	q := u.Query()
 	if e := q.Get("error"); e != "" {
-		return OAuthResult{}, Invalid("validation_url", "the provider refused: "+strings.TrimSpace(e+" "+q.Get("error_description")))
+		return OAuthResult{}, app.Invalid("validation_url", "the provider refused: "+strings.TrimSpace(e+" "+q.Get("error_description")))
 	}
 	if q.Get("code") == "" {
-		return OAuthResult{}, Invalid("validation_url", "carries no code")
+		return OAuthResult{}, app.Invalid("validation_url", "carries no code")
 	}
 	if err := s.spendState(ctx, q.Get("state"), c.OrgID, in.Type); err != nil {
 		return OAuthResult{}, err
 	}
 	redirect := *u
 	redirect.RawQuery, redirect.Fragment = "", ""
-	tok, user, err := s.OAuthClient.Exchange(ctx, prov, redirect.String(), q.Get("code"))
+	tok, user, err := s.exchanger.Exchange(ctx, prov, redirect.String(), q.Get("code"))
 	if err != nil {
-		return OAuthResult{}, Invalid("validation_url", "the provider refused the code: "+err.Error())
+		return OAuthResult{}, app.Invalid("validation_url", "the provider refused the code: "+err.Error())
 	}
-	return oauthResult(tok, user, prov, optionalText(in.Subdomain), s.Clock.Now()), nil
+	return oauthResult(tok, user, prov, deref(in.Subdomain), s.svc.Clock().Now()), nil
 }
 
 // spendState checks that a state was issued by this server for this organization and type
 // within the hour, and spends it: a state answers one validation, whatever its outcome at the
 // provider, so a leaked redirect URL cannot be replayed.
 func (s *Service) spendState(ctx context.Context, state, orgID, typ string) error {
-	payload, ok := s.Tokens.Verify("oauth", state)
+	payload, ok := s.tokens.Verify("oauth", state)
 	parts := strings.Split(payload, "|")
 	var issued int64
 	var err error
@@ -185,13 +187,13 @@ func (s *Service) spendState(ctx context.Context, state, orgID, typ string) erro
 		issued, err = strconv.ParseInt(parts[2], 10, 64)
 	}
 	expires := time.Unix(issued, 0).Add(stateLifetime)
-	if !ok || len(parts) != 4 || parts[0] != orgID || parts[1] != typ || err != nil || s.Clock.Now().After(expires) {
-		return Invalid("validation_url", "its state was not issued by this server for this organization and type, or has expired")
+	if !ok || len(parts) != 4 || parts[0] != orgID || parts[1] != typ || err != nil || s.svc.Clock().Now().After(expires) {
+		return app.Invalid("validation_url", "its state was not issued by this server for this organization and type, or has expired")
 	}
-	return s.Store.Write(ctx, func(tx Tx) error {
-		fresh, err := tx.SpendOAuthState(payload, At(expires), s.now())
+	return s.svc.Store().Write(ctx, func(tx app.Tx) error {
+		fresh, err := tx.SpendOAuthState(payload, app.At(expires), s.now())
 		if err == nil && !fresh {
-			err = Invalid("validation_url", "its state was already used: start the authorization again")
+			err = app.Invalid("validation_url", "its state was already used: start the authorization again")
 		}
 		return err
 	})
@@ -206,4 +208,12 @@ func oauthResult(tok OAuthToken, user OAuthUser, prov OAuthProvider, sub string,
 		cfg.NextRefreshAt = now.Add(tok.ExpiresIn - 5*time.Minute).UnixMilli()
 	}
 	return OAuthResult{Config: cfg, User: user}
+}
+
+// deref is the text of an optional field, "" when absent.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

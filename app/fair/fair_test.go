@@ -1,4 +1,4 @@
-package app
+package fair
 
 import (
 	"slices"
@@ -21,26 +21,26 @@ func TestPickRoundRobin(t *testing.T) {
 	due := dueOf("a/1/1", "a/1/2", "a/1/3", "a/2/1", "a/2/2", "b/3/1", "b/3/2", "c/4/1")
 	cases := []struct {
 		name string
-		room ClaimRoom
+		room Room
 		want []string
 	}{
-		{"one each, oldest organization first", ClaimRoom{Limit: 3},
+		{"one each, oldest organization first", Room{Limit: 3},
 			[]string{"a/1/1", "b/3/1", "c/4/1"}},
-		{"round-robin across organizations, then endpoints within one", ClaimRoom{Limit: 6},
+		{"round-robin across organizations, then endpoints within one", Room{Limit: 6},
 			[]string{"a/1/1", "b/3/1", "c/4/1", "a/2/1", "b/3/2", "a/1/2"}},
-		{"everything when there is room", ClaimRoom{Limit: 20},
+		{"everything when there is room", Room{Limit: 20},
 			[]string{"a/1/1", "b/3/1", "c/4/1", "a/2/1", "b/3/2", "a/1/2", "a/2/2", "a/1/3"}},
-		{"fewest in flight first", ClaimRoom{Limit: 3, Org: map[string]int{"a": 2, "b": 1}},
+		{"fewest in flight first", Room{Limit: 3, Org: map[string]int{"a": 2, "b": 1}},
 			[]string{"c/4/1", "b/3/1", "a/1/1"}},
-		{"per-organization cap counts what is in flight", ClaimRoom{Limit: 20, PerOrg: 2, Org: map[string]int{"a": 1}},
+		{"per-organization cap counts what is in flight", Room{Limit: 20, PerOrg: 2, Org: map[string]int{"a": 1}},
 			[]string{"b/3/1", "c/4/1", "a/1/1", "b/3/2"}},
 		{"per-queue cap; the other endpoint of the organization still gets its turn",
-			ClaimRoom{Limit: 20, PerQueue: 1, Queue: map[string]int{"1": 1}},
+			Room{Limit: 20, PerQueue: 1, Queue: map[string]int{"1": 1}},
 			[]string{"a/2/1", "b/3/1", "c/4/1"}},
 		{"an endpoint with less in flight goes first within its organization",
-			ClaimRoom{Limit: 2, Queue: map[string]int{"1": 3}},
+			Room{Limit: 2, Queue: map[string]int{"1": 3}},
 			[]string{"a/2/1", "b/3/1"}},
-		{"nothing when the room is full", ClaimRoom{Limit: 0}, nil},
+		{"nothing when the room is full", Room{Limit: 0}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package app
+package netguard
 
 import (
 	"net/netip"

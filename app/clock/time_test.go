@@ -1,4 +1,4 @@
-package app
+package clock
 
 import (
 	"encoding/json"

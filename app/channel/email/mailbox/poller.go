@@ -92,12 +92,18 @@ func (p *Poller) Run(ctx context.Context) {
 		if err := p.round(ctx, slots, &wg); err != nil && ctx.Err() == nil {
 			p.Log.Error("mailbox: listing the imap integrations failed", "err", err)
 		}
+		// The idle wait is on a real timer, not the service's clock: a test's manual clock
+		// nudges the poller when it moves, and a waiter parked on it for good would make every
+		// test that waits for "someone waits on the clock" (a run's retry) see it at once.
+		t := time.NewTimer(p.Interval)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
-		case <-p.after(p.Interval):
+		case <-t.C:
 		case <-p.nudge:
 		}
+		t.Stop()
 	}
 }
 

@@ -93,6 +93,8 @@ var internalUnique = map[string]bool{
 	"email_chats.chat_id":                           true,
 	"email_chats.token_hash":                        true,
 	"email_messages.org_id, email_messages.mail_id": true,
+	// The IMAP poller's cursor: one row per integration, an upsert.
+	"mailbox_cursors.asi_id": true,
 }
 
 // uniqueConflict is the 409 of a UNIQUE violation, naming the field when a client's input

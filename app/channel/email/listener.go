@@ -197,7 +197,7 @@ func (s *session) Data(r io.Reader) error {
 	for _, id := range s.order {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*s.l.Config.Timeout)
 		err := app.Safely(func() error {
-			return s.l.Receiver.Receive(ctx, s.deployments[id], bytes.NewReader(buf.Bytes()), env)
+			return s.l.Receiver.Receive(ctx, s.deployments[id], heldMail{bytes.NewReader(buf.Bytes()), buf.Bytes()}, env)
 		})
 		cancel()
 		switch {
@@ -212,6 +212,14 @@ func (s *session) Data(r io.Reader) error {
 	}
 	return nil
 }
+
+// heldMail is a mail already in memory: Receive takes its bytes without a copy.
+type heldMail struct {
+	*bytes.Reader
+	b []byte
+}
+
+func (h heldMail) Bytes() []byte { return h.b }
 
 func remoteIP(a net.Addr) net.IP {
 	if tcp, ok := a.(*net.TCPAddr); ok {

@@ -56,16 +56,12 @@ const (
 // Receive takes one raw RFC 5322 message for an email integration: parse, authenticate,
 // thread, store (contact, chat, message, files), and start the assistant's run when allowed.
 func (r *Receiver) Receive(ctx context.Context, d app.Deployment, raw io.Reader, env Envelope) error {
-	limit := r.MaxBytes
-	if limit <= 0 {
-		limit = DefaultMaxBytes
+	if d.IntegrationID != app.IntegrationEmail {
+		return fmt.Errorf("email: integration %s is %s, not email", d.ID, d.IntegrationID)
 	}
-	data, err := io.ReadAll(io.LimitReader(raw, limit+1))
+	data, err := r.read(raw)
 	if err != nil {
-		return fmt.Errorf("email: read: %w", err)
-	}
-	if int64(len(data)) > limit {
-		return ErrTooBig
+		return err
 	}
 	p, err := Parse(data)
 	if err != nil {
@@ -82,6 +78,28 @@ func (r *Receiver) Receive(ctx context.Context, d app.Deployment, raw io.Reader,
 	in := inbound{d: d, p: p, env: env, auth: auth, raw: data}
 	in.noRun = noRunReason(p, env, auth)
 	return r.store(ctx, in)
+}
+
+// read takes the raw mail, at most MaxBytes; a source that holds its bytes already (the
+// listener's buffer) is not copied again, which matters for a 25 MiB mail.
+func (r *Receiver) read(raw io.Reader) ([]byte, error) {
+	limit := r.MaxBytes
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	var data []byte
+	if held, ok := raw.(interface{ Bytes() []byte }); ok {
+		data = held.Bytes()
+	} else {
+		var err error
+		if data, err = io.ReadAll(io.LimitReader(raw, limit+1)); err != nil {
+			return nil, fmt.Errorf("email: read: %w", err)
+		}
+	}
+	if int64(len(data)) > limit {
+		return nil, ErrTooBig
+	}
+	return data, nil
 }
 
 // inbound is one mail on its way into a chat.

@@ -35,6 +35,7 @@ type IMAPServer struct {
 	tls      *tls.Config
 	caps     imap.CapSet
 	idle     bool
+	starttls bool // plain listener offering STARTTLS instead of implicit TLS
 }
 
 // NewIMAPServer starts a server with the account username/password and an INBOX. idle tells
@@ -66,7 +67,12 @@ func (s *IMAPServer) Start(t testing.TB) {
 	var ln net.Listener
 	var err error
 	for deadline := time.Now().Add(5 * time.Second); ; {
-		if ln, err = tls.Listen("tcp", addr, s.tls); err == nil || time.Now().After(deadline) {
+		if s.starttls {
+			ln, err = net.Listen("tcp", addr)
+		} else {
+			ln, err = tls.Listen("tcp", addr, s.tls)
+		}
+		if err == nil || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond) // the old listener's port is being released
@@ -78,7 +84,12 @@ func (s *IMAPServer) Start(t testing.TB) {
 	if !s.idle {
 		ln = noIdleListener{ln}
 	}
-	s.srv = imapserver.New(&imapserver.Options{Caps: s.caps, Logger: discardLogger{}, InsecureAuth: !s.idle, // TLS under the wrapper
+	var starttls *tls.Config
+	if s.starttls {
+		starttls = s.tls
+	}
+	s.srv = imapserver.New(&imapserver.Options{Caps: s.caps, Logger: discardLogger{}, TLSConfig: starttls,
+		InsecureAuth: !s.idle, // TLS under the wrapper
 		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
 			return &passwordSession{Session: s.mem.NewSession(), server: s}, nil, nil
 		}})
@@ -93,6 +104,16 @@ func (s *IMAPServer) Stop() {
 		s.srv.Close()
 		s.srv = nil
 	}
+}
+
+// UseStartTLS serves again on the same port in clear, offering STARTTLS (port 143 style).
+func (s *IMAPServer) UseStartTLS(t testing.TB) {
+	t.Helper()
+	s.Stop()
+	s.mu.Lock()
+	s.starttls = true
+	s.mu.Unlock()
+	s.Start(t)
 }
 
 // SetPassword changes the account's password (a member rotated it at the provider).
@@ -128,8 +149,10 @@ func (s *IMAPServer) Recreate(t testing.TB, mailbox string, mails [][]byte) {
 
 // Config is an email integration's config polling mailbox on this server.
 func (s *IMAPServer) Config(identityID, mailbox string) map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return map[string]any{"identity_id": identityID, "inbound": "imap", "imap": map[string]any{
-		"host": s.Host, "port": s.Port, "tls": true, "username": s.Username, "mailbox": mailbox}}
+		"host": s.Host, "port": s.Port, "tls": !s.starttls, "username": s.Username, "mailbox": mailbox}}
 }
 
 // passwordSession checks the server's current password, then logs in to the memory server

@@ -162,3 +162,18 @@ func contains(s string, parts ...string) bool {
 	}
 	return true
 }
+
+// TestMailboxStartTLS: with tls false the poller secures the connection with STARTTLS
+// before logging in, and imports as over implicit TLS.
+func TestMailboxStartTLS(t *testing.T) {
+	t.Parallel()
+	b := newBox(t, true)
+	b.imap.UseStartTLS(t)
+	b.imap.Append(t, "INBOX", mail("Ada <ada@example.org>", "Plain", "s1@example.org", "over starttls"))
+	d := b.integration(t, "right-password")
+	if d.Status != app.DeploymentActive || d.Config["imap"].(map[string]any)["tls"] != false {
+		t.Fatalf("created %s %v, config %v", d.Status, d.Error, d.Config)
+	}
+	b.tick()
+	b.waitTexts(t, d.ID, "over starttls")
+}

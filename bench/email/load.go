@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// sustained sends rate mails a second for seconds, open loop: each mail is due at its
+// moment and its latency counts from then, so a server falling behind shows in the numbers.
+// 30% are replies to an earlier mail of the same sender (In-Reply-To), which must join that
+// mail's chat; 10% carry an attachment.
+func sustained(s *server, api *client, rate, seconds int) {
+	n := rate * seconds
+	type result struct {
+		wait  time.Duration
+		bytes int
+		err   error
+	}
+	results := make([]result, n)
+	var mu sync.Mutex
+	accepted := map[string][]string{} // sender -> Message-IDs of its mails accepted so far
+	newThreads := 0
+	// mail i is made when due: a reply names a mail of its sender already accepted, as a
+	// person answers a mail they have received.
+	next := func(i int) (string, string, []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		from := fmt.Sprintf("contact%03d@customers.example", rand.IntN(300))
+		id := fmt.Sprintf("m%d.%d@customers.example", time.Now().UnixNano(), i)
+		var reply string
+		if prev := accepted[from]; len(prev) > 0 && rand.IntN(10) < 3 {
+			reply = prev[rand.IntN(len(prev))]
+		} else {
+			newThreads++
+		}
+		return from, id, compose(from, id, reply, i)
+	}
+	begin := time.Now()
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 64) // connections at once, as relays would open
+	for i := 0; i < n; i++ {
+		due := begin.Add(time.Duration(i) * time.Second / time.Duration(rate))
+		time.Sleep(time.Until(due))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			from, id, mail := next(i)
+			_, err := send(s.smtp, from, mail)
+			mu.Lock()
+			results[i] = result{wait: time.Since(due), bytes: len(mail), err: err}
+			if err == nil {
+				accepted[from] = append(accepted[from], id)
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(begin)
+	var lat []time.Duration
+	failed, total := 0, 0
+	for _, r := range results {
+		if r.err != nil {
+			failed++
+			if failed < 5 {
+				log.Printf("send: %v", r.err)
+			}
+			continue
+		}
+		lat = append(lat, r.wait)
+		total += r.bytes
+	}
+	slices.Sort(lat)
+	fmt.Printf("sustained: %d mails (%.1f MB) at %d/s in %s: %d failed; acceptance p50 %s p90 %s p99 %s max %s\n",
+		n, float64(total)/1e6, rate, elapsed.Round(time.Millisecond), failed, pct(lat, 50), pct(lat, 90), pct(lat, 99), lat[len(lat)-1])
+	// Parsed and threaded: every mail is a message, every reply in its first mail's chat.
+	var chats []map[string]any
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		h := api.do("GET", "/orgs/c/inbox?limit=1", nil, &chats)
+		if h.Get("Pagination-Count") == fmt.Sprint(newThreads) || time.Now().After(deadline) {
+			fmt.Printf("threaded: %s chats for %d new threads (%d replies joined theirs)\n",
+				h.Get("Pagination-Count"), newThreads, n-newThreads)
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	fmt.Printf("server RSS after: %.0f MB, peak %.0f MB\n", float64(s.rss())/1e6, float64(procKB(s.cmd.Process.Pid, "VmHWM:"))*1024/1e6)
+}
+
+// bigMail sends one mail of about mb MB (a PDF-like attachment) and samples the server's RSS
+// every 5 ms while it arrives and is stored.
+func bigMail(s *server, mb int) {
+	before := s.rss()
+	// base64 (4/3) in lines of 76 (+2): just under mb MiB on the wire, the default limit.
+	attachment := make([]byte, (mb<<20-16<<10)*3/4*76/78)
+	for i := range attachment {
+		attachment[i] = byte(rand.IntN(256))
+	}
+	mail := withAttachment("big@customers.example", "big@customers.example.id", "", "The big one", "scan.pdf", attachment)
+	done := make(chan struct{})
+	peak := before
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+				peak = max(peak, s.rss())
+			}
+		}
+	}()
+	took, err := send(s.smtp, "big@customers.example", mail)
+	time.Sleep(200 * time.Millisecond) // the store's write after the 250
+	close(done)
+	if err != nil {
+		log.Fatalf("big mail: %v", err)
+	}
+	fmt.Printf("big mail: %.1f MB accepted in %s; server RSS %.0f MB before, peak %.0f MB while it arrived\n",
+		float64(len(mail))/1e6, took.Round(time.Millisecond), float64(before)/1e6, float64(peak)/1e6)
+}
+
+// compose makes mail i: 70% a short plain mail, 20% an HTML newsletter-sized one (about
+// 40 KB), 10% with an attachment of 100 KB to 1 MB.
+func compose(from, id, inReplyTo string, i int) []byte {
+	subject := fmt.Sprintf("Question %d", i)
+	switch k := rand.IntN(10); {
+	case k == 0:
+		data := make([]byte, 100<<10+rand.IntN(900<<10))
+		for j := range data {
+			data[j] = byte(rand.IntN(256))
+		}
+		return withAttachment(from, id, inReplyTo, subject, "document.pdf", data)
+	case k < 3:
+		html := "<html><body>" + strings.Repeat("<p>We would like to know more about the <b>enterprise</b> plan and its limits.</p>\n", 500) + "</body></html>"
+		return plain(from, id, inReplyTo, subject, "text/html", html)
+	default:
+		return plain(from, id, inReplyTo, subject, "text/plain", "Hello,\n\nwhen will my order ship?\n\nThanks\n")
+	}
+}
+
+func headers(from, id, inReplyTo, subject string) string {
+	h := "From: " + from + "\r\nTo: help@bench.example\r\nSubject: " + subject + "\r\nMessage-ID: <" + id +
+		">\r\nDate: " + time.Now().Format(time.RFC1123Z) + "\r\nMIME-Version: 1.0\r\n"
+	if inReplyTo != "" {
+		h += "In-Reply-To: <" + inReplyTo + ">\r\nReferences: <" + inReplyTo + ">\r\n"
+	}
+	return h
+}
+
+func plain(from, id, inReplyTo, subject, ct, body string) []byte {
+	return []byte(headers(from, id, inReplyTo, subject) + "Content-Type: " + ct + "; charset=utf-8\r\n\r\n" +
+		strings.ReplaceAll(body, "\n", "\r\n"))
+}
+
+func withAttachment(from, id, inReplyTo, subject, name string, data []byte) []byte {
+	var b bytes.Buffer
+	b.WriteString(headers(from, id, inReplyTo, subject))
+	b.WriteString("Content-Type: multipart/mixed; boundary=\"b1\"\r\n\r\n--b1\r\nContent-Type: text/plain\r\n\r\nSee the attached file.\r\n--b1\r\n")
+	b.WriteString("Content-Type: application/pdf\r\nContent-Disposition: attachment; filename=\"" + name +
+		"\"\r\nContent-Transfer-Encoding: base64\r\n\r\n")
+	enc := base64.StdEncoding.EncodeToString(data)
+	for len(enc) > 76 {
+		b.WriteString(enc[:76] + "\r\n")
+		enc = enc[76:]
+	}
+	b.WriteString(enc + "\r\n--b1--\r\n")
+	return b.Bytes()
+}
+
+func pct(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[(len(sorted)-1)*p/100].Round(100 * time.Microsecond)
+}

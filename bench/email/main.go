@@ -1,0 +1,206 @@
+// Command email measures the email channel's SMTP listener in the built server, run as its own
+// process: a sustained rate of inbound mail (mixed sizes, some with attachments, some replies
+// that must thread into their chat) with the acceptance latency of each, then the server's RSS
+// while one 25 MB mail arrives. See README.md.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-smtp"
+)
+
+func main() {
+	bin := flag.String("bin", "", "the server binary (default: go build . into a temp dir)")
+	rate := flag.Int("rate", 100, "mails a second")
+	seconds := flag.Int("seconds", 10, "seconds of sustained load")
+	bigMB := flag.Int("big", 25, "size of the big mail in MB (0: skip)")
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "bench-email-")
+	check(err)
+	defer os.RemoveAll(dir)
+	if *bin == "" {
+		*bin = filepath.Join(dir, "app")
+		out, err := exec.Command("go", "build", "-o", *bin, ".").CombinedOutput()
+		if err != nil {
+			log.Fatalf("go build: %v\n%s", err, out)
+		}
+	}
+	srv := start(*bin, dir)
+	defer srv.stop()
+	api := &client{base: srv.http, token: srv.token}
+	setup(api)
+	fmt.Printf("load average before: %s\n", loadavg())
+	if *bigMB > 0 {
+		bigMail(srv, *bigMB)
+	}
+	sustained(srv, api, *rate, *seconds)
+	fmt.Printf("load average after: %s\n", loadavg())
+}
+
+// server is the running `app serve`.
+type server struct {
+	cmd        *exec.Cmd
+	http, smtp string
+	token      string
+}
+
+func start(bin, dir string) *server {
+	httpPort, smtpPort := freePort(), freePort()
+	cfg := fmt.Sprintf(`db:
+  path: %s
+http:
+  addr: 127.0.0.1:%d
+  rate_limit_per_minute: 0
+log:
+  level: warn
+dns:
+  resolver: %s
+assistants:
+  debounce: 8760h   # no runs: the listener, parsing and threading are measured, not the assistant
+email:
+  inbound:
+    addr: 127.0.0.1:%d
+    max_connections_per_ip: 0
+    messages_per_minute_per_ip: 0
+`, filepath.Join(dir, "app.db"), httpPort, startDNS(), smtpPort)
+	path := filepath.Join(dir, "config.yaml")
+	check(os.WriteFile(path, []byte(cfg), 0o600))
+	cmd := exec.Command(bin, "serve", "--config", path)
+	stderr, err := cmd.StderrPipe()
+	check(err)
+	check(cmd.Start())
+	s := &server{cmd: cmd, http: fmt.Sprintf("http://127.0.0.1:%d", httpPort), smtp: fmt.Sprintf("127.0.0.1:%d", smtpPort)}
+	tokens := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		next := false
+		for sc.Scan() {
+			line := strings.TrimSpace(sc.Text())
+			if next && line != "" {
+				tokens <- line
+				next = false
+			}
+			next = next || strings.Contains(line, "API admin token")
+		}
+	}()
+	select {
+	case s.token = <-tokens:
+	case <-time.After(60 * time.Second):
+		log.Fatal("the server printed no admin token")
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", s.smtp); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			log.Fatal("the SMTP listener did not open")
+		}
+	}
+	return s
+}
+
+func (s *server) stop() {
+	s.cmd.Process.Signal(os.Interrupt)
+	s.cmd.Wait()
+}
+
+// rss is the server's resident set (VmRSS) in bytes.
+func (s *server) rss() int64 { return procKB(s.cmd.Process.Pid, "VmRSS:") * 1024 }
+
+func procKB(pid int, field string) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	check(err)
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, field) {
+			n, _ := strconv.ParseInt(strings.Fields(line)[1], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// setup makes a domain, the identity help@bench.example, an assistant and its email
+// integration (inbound smtp). The identity stays unverified (no DNS here): the integration is
+// FAILED for replies, and the listener still takes its mail.
+func setup(c *client) {
+	c.do("POST", "/orgs/c/domains", map[string]any{"domain": "bench.example"}, nil)
+	var id, asst map[string]any
+	c.do("POST", "/orgs/c/emails/identities", map[string]any{"email": "help@bench.example"}, &id)
+	c.do("POST", "/orgs/c/assistants", map[string]any{"name": "Bench"}, &asst)
+	c.do("POST", "/orgs/c/assistants/"+asst["id"].(string)+"/integrations", map[string]any{"integration_id": "email",
+		"name": "help", "config": map[string]any{"identity_id": id["id"], "inbound": "smtp"}}, nil)
+}
+
+type client struct{ base, token string }
+
+func (c *client) do(method, path string, body, out any) http.Header {
+	var r io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		r = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, c.base+path, r)
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	check(err)
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode >= 300 {
+		log.Fatalf("%s %s: %d %s", method, path, res.StatusCode, b)
+	}
+	if out != nil {
+		check(json.Unmarshal(b, out))
+	}
+	return res.Header
+}
+
+// send delivers one mail over a fresh SMTP connection and answers how long until the 250
+// after the data.
+func send(addr, from string, mail []byte) (time.Duration, error) {
+	start := time.Now()
+	c, err := smtp.Dial(addr) // plain: the listener has no certificate here
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	if err := c.SendMail(from, []string{"help@bench.example"}, bytes.NewReader(mail)); err != nil {
+		return 0, err
+	}
+	took := time.Since(start)
+	return took, c.Quit()
+}
+
+func freePort() int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	check(err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func loadavg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
+
+func check(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}

@@ -195,23 +195,28 @@ func (in inbound) metadata() map[string]any {
 	return md
 }
 
-// bounce takes a DSN: every failed recipient joins the organization's suppression list and
-// its contacts are unsubscribed (reason bounce), as a broadcast's bounce does. The DSN
+// bounce takes a DSN: every failed recipient that is one of the organization's email contacts
+// joins its suppression list and the contact is unsubscribed (reason bounce), as a broadcast's
+// bounce does; any other address is ignored. The DSN
 // itself opens no chat and starts no run.
 func (r *Receiver) bounce(ctx context.Context, d app.Deployment, dsn *DSN) error {
 	s := r.Service
+	ignored := 0
 	err := write(s, ctx, func(tx Tx) error {
 		for _, addr := range dsn.Failed {
-			sup := app.Suppression{ID: app.NewID("sup"), OrgID: d.OrgID, Email: addr, Reason: app.ReasonBounce,
-				CreatedAt: app.At(s.Clock().Now())}
-			if _, err := tx.AddSuppression(sup); err != nil {
-				return err
-			}
+			// Only the organization's own contacts: a DSN is unauthenticated mail, and anyone
+			// who can mail the integration could otherwise put any address on the list.
 			ch, err := tx.EmailChannel(d.OrgID, addr)
 			if app.IsNotFound(err) {
+				ignored++
 				continue
 			}
 			if err != nil {
+				return err
+			}
+			sup := app.Suppression{ID: app.NewID("sup"), OrgID: d.OrgID, Email: addr, Reason: app.ReasonBounce,
+				CreatedAt: app.At(s.Clock().Now())}
+			if _, err := tx.AddSuppression(sup); err != nil {
 				return err
 			}
 			if _, err := s.UnsubscribeContact(tx, d.OrgID, ch.ContactID, app.ReasonBounce); err != nil && !app.IsNotFound(err) {
@@ -223,7 +228,8 @@ func (r *Receiver) bounce(ctx context.Context, d app.Deployment, dsn *DSN) error
 	if err != nil {
 		return err
 	}
-	r.log().Info("email: delivery status notification", "integration", d.ID, "failed", len(dsn.Failed))
+	r.log().Info("email: delivery status notification", "integration", d.ID, "failed", len(dsn.Failed),
+		"not_a_contact", ignored)
 	return nil
 }
 

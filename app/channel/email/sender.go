@@ -185,7 +185,7 @@ func compose(r reply, m app.Message, now time.Time) ([]byte, error) {
 		msg.SetGenHeader("References", strings.Join(refs, " "))
 	}
 	msg.SetGenHeader("Auto-Submitted", autoSubmitted(m))
-	text := replyText(m)
+	text := channel.Text(m)
 	msg.SetBodyString(gomail.TypeTextPlain, text)
 	msg.AddAlternativeString(gomail.TypeTextHTML, replyHTML(text))
 	var raw bytes.Buffer
@@ -202,19 +202,6 @@ func autoSubmitted(m app.Message) string {
 		return "auto-replied"
 	}
 	return "no"
-}
-
-// replyText is the message's text parts, one paragraph each.
-func replyText(m app.Message) string {
-	var parts []string
-	for _, t := range m.Messages {
-		for _, p := range t.Parts {
-			if p.Type == "text" && strings.TrimSpace(p.Text) != "" {
-				parts = append(parts, strings.TrimSpace(p.Text))
-			}
-		}
-	}
-	return strings.Join(parts, "\n\n")
 }
 
 // replyHTML is the text as escaped paragraphs.

@@ -30,7 +30,7 @@ func (c *Connector) Send(ctx context.Context, d app.Deployment, chat app.Chat, m
 	if err != nil {
 		return channel.Sent{}, err
 	}
-	return c.Deliver(ctx, d, to, Text(m), files)
+	return c.Deliver(ctx, d, to, channel.Text(m), files)
 }
 
 // Deliver sends text (split at MaxText, plain: no parse_mode, nothing to escape) and then
@@ -77,19 +77,6 @@ func sendMethod(mimetype string) (method, field string) {
 		return "sendPhoto", "photo"
 	}
 	return "sendDocument", "document"
-}
-
-// Text is what a message says to the contact: its text parts, in order.
-func Text(m app.Message) string {
-	var parts []string
-	for _, t := range m.Messages {
-		for _, p := range t.Parts {
-			if p.Type == "text" && strings.TrimSpace(p.Text) != "" {
-				parts = append(parts, strings.TrimSpace(p.Text))
-			}
-		}
-	}
-	return strings.Join(parts, "\n\n")
 }
 
 // files reads the files a message carries (a member's attachment: a part naming a file of

@@ -70,13 +70,10 @@
 
   function listen() {
     if (es) es.close();
-    var first = true;
     es = new EventSource(api + "/stream?token=" + encodeURIComponent(token) + "&chat_id=" + encodeURIComponent(chatID));
-    es.onopen = function () {
-      if (!first) return; // a reconnect resumes with Last-Event-ID: nothing is missed
-      first = false;
-      call("GET", "/messages?chat_id=" + encodeURIComponent(chatID)).then(function (list) { list.forEach(upsert); });
-    };
+    // Every open, a reconnect too, reads the messages again: a stream dropped for falling
+    // behind resumes with Last-Event-ID, but the text streamed meanwhile is not replayed.
+    es.onopen = refresh;
     ["message.created", "message.updated", "sync"].forEach(function (t) {
       es.addEventListener(t, function (e) { var m = JSON.parse(e.data); if (m) upsert(m); });
     });
@@ -88,6 +85,18 @@
     });
     es.addEventListener("chat.updated", function (e) { setChat(JSON.parse(e.data)); });
   }
+
+  function refresh() {
+    if (!chatID) return;
+    call("GET", "/messages?chat_id=" + encodeURIComponent(chatID)).then(function (list) { list.forEach(upsert); })
+      .catch(function () { /* the next open or tick tries again */ });
+  }
+  // While an answer is under way, read the messages every few seconds as well: a stream
+  // that cannot reconnect (the network, a proxy) must not leave the visitor looking at
+  // "typing" for good.
+  setInterval(function () {
+    for (var id in msgs) if (msgs[id].status === "RUNNING") { refresh(); return; }
+  }, 5000);
 
   function upsert(m) {
     var had = msgs[m.id];

@@ -42,8 +42,7 @@ func (s *Service) ChannelMessage(ctx context.Context, in ChannelMessage) (m Mess
 			}
 		}
 		fresh = true
-		now := s.now()
-		ch, err := s.profileChannel(tx, d.OrgID, in.From, "Unknown", now)
+		ch, err := s.profileChannel(tx, d.OrgID, in.From, "Unknown")
 		if err != nil {
 			return err
 		}

@@ -98,7 +98,7 @@ func (s *Service) StartVisitor(ctx context.Context, deploymentID string, in Visi
 	now := s.now()
 	ws := WidgetSession{ID: NewID("wss"), OrgID: d.OrgID, DeploymentID: d.ID, UserID: in.UserID, CreatedAt: now}
 	err = s.d.Store.Write(ctx, func(tx Tx) error {
-		ch, err := s.visitorChannel(tx, d.OrgID, in, now)
+		ch, err := s.visitorChannel(tx, d.OrgID, in)
 		if err != nil {
 			return err
 		}
@@ -137,15 +137,15 @@ func checkVisitor(d Deployment, in VisitorStart) error {
 }
 
 // visitorChannel finds the identified user's channel, or makes a contact and channel.
-func (s *Service) visitorChannel(tx Tx, orgID string, in VisitorStart, now Time) (Channel, error) {
+func (s *Service) visitorChannel(tx Tx, orgID string, in VisitorStart) (Channel, error) {
 	return s.profileChannel(tx, orgID, ChannelProfile{Type: IntegrationInternal, UserID: in.UserID, Name: in.Name,
-		Email: in.Email, Agent: clip(in.Agent, 512), IP: in.IP, Language: clip(in.Language, 35)}, "Visitor", now)
+		Email: in.Email, Agent: clip(in.Agent, 512), IP: in.IP, Language: clip(in.Language, 35)}, "Visitor")
 }
 
 // profileChannel finds the organization's channel of prof's type and user_id, or makes a
 // contact (named after prof, else unnamed) with that channel: the rule of every channel
 // whose contacts are known by the provider's id (a verified widget user, a Telegram user).
-func (s *Service) profileChannel(tx Tx, orgID string, prof ChannelProfile, unnamed string, now Time) (Channel, error) {
+func (s *Service) profileChannel(tx Tx, orgID string, prof ChannelProfile, unnamed string) (Channel, error) {
 	if prof.UserID != "" {
 		ch, err := tx.ChannelOfUser(orgID, prof.Type, prof.UserID)
 		if err == nil || !IsNotFound(err) {

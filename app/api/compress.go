@@ -48,8 +48,8 @@ func isEventStream(r *http.Request) bool {
 // Flush lets a handler flush through the request log's recorder even with a plain
 // http.Flusher assertion, as gzhttp and promhttp's wrappers make; an event stream depends on it.
 func (w *statusRecorder) Flush() {
-	if w.status == 0 {
-		w.status = http.StatusOK
+	if w.Status == 0 {
+		w.Status = http.StatusOK
 	}
 	http.NewResponseController(w.ResponseWriter).Flush()
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+
+	"wsapi/app/statuswriter"
 )
 
 // recoverPanics answers a panic anywhere below it (middleware, router, handler) with 500
@@ -14,7 +16,7 @@ func recoverPanics(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec, ok := w.(*statusRecorder)
 		if !ok {
-			rec = &statusRecorder{ResponseWriter: w}
+			rec = &statusRecorder{statuswriter.Recorder{ResponseWriter: w}}
 		}
 		defer func() {
 			v := recover()
@@ -26,7 +28,7 @@ func recoverPanics(next http.Handler) http.Handler {
 			}
 			logFrom(r).Error("panic", "method", r.Method, "route", routeOf(r), "panic", fmt.Sprint(v),
 				"stack", string(debug.Stack()))
-			if rec.status != 0 {
+			if rec.Status != 0 {
 				// Part of the answer is out: cutting the connection is the only honest end.
 				panic(http.ErrAbortHandler)
 			}

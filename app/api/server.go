@@ -14,6 +14,7 @@ import (
 	"wsapi/app/budget"
 	"wsapi/app/channel/widget"
 	"wsapi/app/connection"
+	"wsapi/app/statuswriter"
 	"wsapi/app/stream"
 )
 
@@ -287,27 +288,8 @@ func setOrg(r *http.Request, org string) {
 	}
 }
 
-// statusRecorder remembers the status a handler wrote.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusRecorder) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusRecorder) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+// statusRecorder is the shared recorder with the API's Flush (compress.go).
+type statusRecorder struct{ statuswriter.Recorder }
 
 // logRequests logs method, route pattern, status, duration and organization; never the
 // Authorization header or the query string (it may carry unsubscribe tokens).
@@ -315,14 +297,14 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ri := &requestInfo{id: newRequestID(w, r), log: s.log}
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &statusRecorder{statuswriter.Recorder{ResponseWriter: w}}
 		ctx := context.WithValue(r.Context(), infoKey{}, ri)
 		next.ServeHTTP(rec, r.WithContext(ctx))
 		if !s.access.Enabled(ctx, slog.LevelInfo) {
 			return
 		}
 		s.access.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("request_id", ri.id),
-			slog.String("method", r.Method), slog.String("route", ri.routeName()), slog.Int("status", rec.status),
+			slog.String("method", r.Method), slog.String("route", ri.routeName()), slog.Int("status", rec.Status),
 			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000), slog.String("org", ri.org),
 			slog.String("client_ip", clientIP(r, s.cfg.TrustedProxies)))
 	})

@@ -12,6 +12,7 @@ import (
 
 	"wsapi/app"
 	"wsapi/app/signin"
+	"wsapi/app/statuswriter"
 	"wsapi/app/stream"
 )
 
@@ -90,10 +91,10 @@ func New(cfg Config) (*Server, error) {
 // request: method, path (never the query, which may hold a set-up token), status, time.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rec := &statusRecorder{ResponseWriter: w}
+	rec := &statuswriter.Recorder{ResponseWriter: w}
 	defer func() {
 		s.cfg.AccessLog.LogAttrs(r.Context(), slog.LevelInfo, "web request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", rec.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+			slog.Int("status", rec.Status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 			slog.String("client_ip", s.cfg.ClientIP(r)))
 	}()
 	s.serve(rec, r)
@@ -159,26 +160,3 @@ func (rq *Request) HTMX() bool { return rq.R.Header.Get("HX-Request") == "true" 
 
 // CSRF is the session's CSRF token, put in every page.
 func (rq *Request) CSRF() string { return csrfToken(rq.server.sessionToken(rq.R)) }
-
-// statusRecorder remembers the status a handler wrote; Unwrap keeps Flush and write
-// deadlines working for the live stream (http.ResponseController).
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusRecorder) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusRecorder) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }

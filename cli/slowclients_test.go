@@ -169,15 +169,17 @@ func TestServeSurvivesSlowBodies(t *testing.T) {
 
 	// The timeouts: headers that never end are cut at read_header_timeout (1 s); an
 	// authenticated body that never arrives at read_timeout plus its size at min_body_rate
-	// (1 s + 0.1 s), then answered and closed 500 ms later.
+	// (1 s + 0.1 s), then answered and closed 500 ms later. The upper bounds leave a second
+	// for a loaded machine (the suite runs two test binaries at once on 2 cores): without the
+	// timeouts these connections would stay open until the client's 15 s deadline.
 	valid := "POST /orgs/c/members HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token +
 		"\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"
 	cases := []struct {
 		name, payload string
 		bound         time.Duration
 	}{
-		{"slow headers", "GET /orgs/c HTTP/1.1\r\nHost: x\r\nX-Slow:", 1500 * time.Millisecond},
-		{"slow authenticated body", valid, 2100 * time.Millisecond},
+		{"slow headers", "GET /orgs/c HTTP/1.1\r\nHost: x\r\nX-Slow:", 2500 * time.Millisecond},
+		{"slow authenticated body", valid, 3100 * time.Millisecond},
 	}
 	for _, tc := range cases {
 		took := make([]time.Duration, 200)

@@ -45,6 +45,12 @@ func (db *DB) Migrate(ctx context.Context, progress func(MigrationResult)) error
 	if err != nil {
 		return err
 	}
+	// Up parses every migration's SQL before it looks at what is applied; HasPending reads
+	// only the versions. Every start of an up-to-date database (every test's copy of the
+	// migrated template too) skips the parse: 9% of app/webhook's test CPU.
+	if pending, err := p.HasPending(ctx); err == nil && !pending {
+		return nil
+	}
 	results, err := p.Up(ctx)
 	db.ckpt.committed(db.writer)
 	for _, r := range results {

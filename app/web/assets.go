@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 )
 
 //go:embed static
@@ -34,7 +35,11 @@ type assets struct {
 	byName   map[string]string // "app.js" -> "app.3f2a9c1b.js"
 }
 
-func loadAssets() (*assets, error) {
+// loadAssets answers the embedded files, hashed and gzipped once per process: they never
+// change while it runs, and a test binary starts many servers.
+var loadAssets = sync.OnceValues(readAssets)
+
+func readAssets() (*assets, error) {
 	a := &assets{byHashed: map[string]*asset{}, byName: map[string]string{}}
 	entries, err := fs.ReadDir(staticFS, "static")
 	if err != nil {

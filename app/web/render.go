@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"wsapi/app"
@@ -20,18 +21,38 @@ type pages struct{ t *template.Template }
 
 // loadPages parses the templates; relative times are read on clock (tests move it).
 func loadPages(a *assets, clock app.Clock) (*pages, error) {
-	t, err := template.New("").Funcs(template.FuncMap{
-		"asset":     a.URL,
+	parsed, err := parsedPages()
+	if err != nil {
+		return nil, err
+	}
+	t, err := parsed.Clone()
+	if err != nil {
+		return nil, err
+	}
+	return &pages{t: t.Funcs(pageFuncs(a, clock))}, nil
+}
+
+// parsedPages are the templates parsed once per process (a test binary starts many
+// servers); each server runs a clone bound to its own assets and clock (loadPages).
+var parsedPages = sync.OnceValues(func() (*template.Template, error) {
+	t, err := template.New("").Funcs(pageFuncs(nil, nil)).Funcs(settingsFuncs()).ParseFS(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, fmt.Errorf("web: templates: %w", err)
+	}
+	return t, nil
+})
+
+// pageFuncs are the helpers bound to a server's assets and clock (nil only while parsing,
+// which resolves names and calls nothing).
+func pageFuncs(a *assets, clock app.Clock) template.FuncMap {
+	return template.FuncMap{
+		"asset":     func(name string) string { return a.URL(name) },
 		"ago":       func(t app.Time) string { return ago(clock.Now(), t) },
 		"countdown": func(t app.Time) string { return countdown(clock.Now(), t) },
 		"initial":   initial,
 		"lower":     strings.ToLower,
 		"can":       func(ps app.PermissionSet, p string) bool { return ps.Has(app.Permission(p)) },
-	}).Funcs(settingsFuncs()).ParseFS(templateFS, "templates/*.html")
-	if err != nil {
-		return nil, fmt.Errorf("web: templates: %w", err)
 	}
-	return &pages{t: t}, nil
 }
 
 // render writes a template with a status; a page is built in full before any byte is

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"wsapi/app/channel/email"
 )
@@ -20,6 +21,8 @@ type shape struct {
 	auto     bool     // an automatic mail: never answered
 	bounced  []string // a DSN's failed recipients
 	noSender bool
+	from     string // the sender's name, when checked
+	subject  string // the subject, when checked
 }
 
 var corpus = map[string]shape{
@@ -60,6 +63,13 @@ var corpus = map[string]shape{
 	"dsn_delayed.eml":                        {auto: true}, // a delay is no bounce: nobody is suppressed
 	"dsn_postfix.eml":                        {auto: true, bounced: []string{"nobody@gone.example.net"}},
 	"dsn_exchange.eml":                       {auto: true, bounced: []string{"former.employee@contoso.com"}},
+	"bounce_qmail_plain.eml":                 {auto: true, bounced: []string{"olduser@qmail.example.net"}},
+	"charset_unknown.eml":                    {text: "Nightly export finished: 1204 rows. Café orders included."},
+	"raw_8bit_headers.eml":                   {text: "¿Dónde está mi pedido?", from: "José María", subject: "Información sobre el pedido"},
+	"malformed_boundary_mismatch.eml":        {text: "This body uses a boundary other than the declared one."},
+	"malformed_boundary_missing_param.eml":   {text: "Just text where parts were promised."},
+	"malformed_encodings.eml":                {prefix: "Broken soft break =ZZ and a lone = at the end"},
+	"reply_plus_token.eml":                   {text: "Replying to the reply+ address without any threading headers.", from: "Ada Lovelace"},
 }
 
 // TestCorpus runs every mail of testdata/corpus (real-world shapes: the big clients' replies,
@@ -117,6 +127,15 @@ func check(t *testing.T, p *email.Parsed, want shape) {
 	}
 	if want.prefix == "" && !want.auto && p.Text != want.text {
 		t.Errorf("text %q, want %q", p.Text, want.text)
+	}
+	if want.from != "" && p.From.Name != want.from {
+		t.Errorf("from name %q, want %q", p.From.Name, want.from)
+	}
+	if want.subject != "" && p.Subject != want.subject {
+		t.Errorf("subject %q, want %q", p.Subject, want.subject)
+	}
+	if !utf8.ValidString(p.Text) || !utf8.ValidString(p.Subject) || (p.From != nil && !utf8.ValidString(p.From.Name)) {
+		t.Errorf("text, subject or sender's name is not UTF-8: %q, %q, %v", p.Text, p.Subject, p.From)
 	}
 	if !strings.HasPrefix(p.Text, want.prefix) {
 		t.Errorf("text %q, want it to start with %q", p.Text, want.prefix)

@@ -56,15 +56,16 @@ func Parse(raw []byte) (*Parsed, error) {
 	if e == nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoHeader, err)
 	}
+	repairHeader(&e.Header)
 	h := mail.Header{Header: e.Header}
 	p := &Parsed{}
 	if list, err := h.AddressList("From"); err == nil && len(list) > 0 {
-		p.From = &netmail.Address{Name: list[0].Name, Address: list[0].Address}
+		p.From = &netmail.Address{Name: legacyText(list[0].Name), Address: list[0].Address}
 	} else if a := looseAddress(h.Get("From")); a != nil {
 		p.From = a
 	}
 	p.Subject, _ = h.Subject()
-	p.Subject = oneLine(p.Subject)
+	p.Subject = oneLine(legacyText(p.Subject))
 	p.MessageID, _ = h.MessageID()
 	p.References = references(h)
 	p.Date, _ = h.Date()
@@ -72,9 +73,17 @@ func Parse(raw []byte) (*Parsed, error) {
 	w := walker{p: p}
 	// A broken multipart or a bound reached ends the walk: what was read before is kept.
 	_ = e.Walk(w.visit)
+	if ct, _, _ := e.Header.ContentType(); strings.HasPrefix(ct, "multipart/") && w.parts <= 1 {
+		w.repairMultipart(e.Header, raw)
+	}
 	p.Text = w.body()
 	if w.dsn != nil && len(w.dsn.Failed) > 0 {
 		p.DSN = w.dsn
+	} else if q := qmailBounce(w.text); q != nil {
+		p.DSN = q
+		if p.AutoReply == "" {
+			p.AutoReply = "qmail bounce"
+		}
 	}
 	return p, nil
 }
@@ -121,9 +130,9 @@ func (w *walker) visit(path []int, e *message.Entity, err error) error {
 	name := fileName(dparams["filename"], params["name"])
 	switch {
 	case disp != "attachment" && name == "" && ct == "text/plain" && w.text == "":
-		w.text = string(body)
+		w.text = legacyText(string(body))
 	case disp != "attachment" && name == "" && ct == "text/html" && w.html == "":
-		w.html = string(body)
+		w.html = legacyText(string(body))
 	case disp != "attachment" && name == "" && strings.HasPrefix(ct, "text/"):
 		// another text alternative (a calendar's text, an enriched copy): the first one is the mail
 	case w.report && (ct == "message/rfc822" || ct == "text/rfc822-headers"):
@@ -163,6 +172,7 @@ func fileName(names ...string) string {
 			}
 			return r
 		}, n)
+		n = legacyText(n)
 		if n != "" && n != "." && n != ".." {
 			if r := []rune(n); len(r) > 255 {
 				n = string(r[len(r)-255:])
@@ -240,6 +250,9 @@ func autoReason(h message.Header) string {
 	}
 	if h.Get("List-Id") != "" {
 		return "list-id"
+	}
+	if strings.TrimSpace(h.Get("Return-Path")) == "<>" {
+		return "null sender"
 	}
 	for _, k := range []string{"X-Autoreply", "X-Autorespond"} {
 		if h.Get(k) != "" {

@@ -1,8 +1,11 @@
 package email_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"wsapi/app/channel/email"
 )
@@ -102,10 +105,31 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("From: a@b.test\r\nContent-Type: multipart/mixed; boundary=x\r\n\r\n--x\r\nContent-Type: multipart/mixed; boundary=y\r\n\r\n--y\r\n\r\nz\r\n--y--\r\n--x--\r\n"))
 	f.Add([]byte("Content-Type: multipart/report; report-type=delivery-status; boundary=r\r\n\r\n--r\r\nContent-Type: message/delivery-status\r\n\r\nFinal-Recipient: rfc822; a@b.test\r\nAction: failed\r\n--r--\r\n"))
 	f.Add([]byte("Content-Type: text/html; charset=koi8-r\r\n\r\n<div class=gmail_quote><blockquote>x</blockquote></div>"))
+	corpus, _ := filepath.Glob("testdata/corpus/*.eml")
+	for _, name := range corpus {
+		if raw, err := os.ReadFile(name); err == nil {
+			f.Add(raw)
+		}
+	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		p, err := email.Parse(raw)
-		if err == nil && p == nil {
+		if err != nil {
+			if p != nil {
+				t.Fatal("a result with an error")
+			}
+			return
+		}
+		if p == nil {
 			t.Fatal("nil result without error")
+		}
+		// What a member reads is always UTF-8, whatever the mail claimed to be.
+		if !utf8.ValidString(p.Text) || !utf8.ValidString(p.Subject) || (p.From != nil && !utf8.ValidString(p.From.Name)) {
+			t.Fatalf("not UTF-8: text %q, subject %q, from %v", p.Text, p.Subject, p.From)
+		}
+		for _, file := range p.Files {
+			if !utf8.ValidString(file.Name) {
+				t.Fatalf("file name %q is not UTF-8", file.Name)
+			}
 		}
 	})
 }

@@ -12,8 +12,8 @@ import (
 // TestMailboxImportsTheCorpus: every mail of the email corpus, appended to a mailbox, goes
 // through the poller and the email channel's receiver without stopping the mailbox: each
 // mail with a sender becomes a contact's message, the mail without one is skipped, and the
-// two bounces open no chat: the one about a contact of the organization suppresses its
-// address, the one about an address the organization does not know suppresses nothing (a
+// three bounces open no chat: the one about a contact of the organization suppresses its
+// address, the two about addresses the organization does not know suppress nothing (a
 // DSN is unauthenticated mail: anyone could send one naming any address).
 func TestMailboxImportsTheCorpus(t *testing.T) {
 	t.Parallel()
@@ -33,7 +33,7 @@ func TestMailboxImportsTheCorpus(t *testing.T) {
 	}
 	d := b.integration(t, "right-password")
 	b.tick()
-	want := len(files) - 3 // missing_from, dsn_postfix, dsn_exchange
+	want := len(files) - 4 // missing_from, dsn_postfix, dsn_exchange, bounce_qmail_plain
 	b.e.Eventually(wait, "the corpus to be imported", func() bool { return len(b.texts(t, d.ID)) == want })
 	var sups []app.Suppression
 	b.e.Do("GET", "/orgs/c/suppressions", b.e.AdminKey, nil).Expect(200).JSON(&sups)
@@ -41,7 +41,7 @@ func TestMailboxImportsTheCorpus(t *testing.T) {
 	for _, s := range sups {
 		got[s.Email] = true
 	}
-	if len(sups) != 1 || got["nobody@gone.example.net"] || !got["former.employee@contoso.com"] {
+	if len(sups) != 1 || got["nobody@gone.example.net"] || got["olduser@qmail.example.net"] || !got["former.employee@contoso.com"] {
 		t.Fatalf("suppressions %+v", sups)
 	}
 	b.imap.Append(t, "INBOX", mail("Ada <ada@example.org>", "After", "after@example.org", "after the corpus"))

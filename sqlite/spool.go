@@ -46,6 +46,7 @@ func OpenSpool(path string) (*Spool, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlite: spool %s: %w", path, err)
 	}
+	db.writes.noYield = true
 	return &Spool{db: db}, nil
 }
 

@@ -73,8 +73,8 @@ func copyFile(t *testing.T, from, to string) {
 	}
 }
 
-// TestBackupRestoresSecrets: the live database, its -wal and -shm, the secrets key, the
-// backup and the backup's key are all 0600; the backup restored with its key (the procedure
+// TestBackupRestoresSecrets: the live database, its -wal and -shm, the hook's spool beside
+// it, the secrets key, the backup and the backup's key are all 0600; the backup restored with its key (the procedure
 // of docs/operations.md) serves the webhook and the connection, whose secrets it opens; the
 // same backup with another key makes serve refuse to start, exit 1, with a clear message.
 func TestBackupRestoresSecrets(t *testing.T) {
@@ -96,7 +96,7 @@ func TestBackupRestoresSecrets(t *testing.T) {
 	if st != 201 {
 		t.Fatalf("create connection: %d %v", st, conn)
 	}
-	for _, f := range []string{"app.db", "app.db-wal", "app.db-shm", "app.key"} {
+	for _, f := range []string{"app.db", "app.db-wal", "app.db-shm", "app.db-spool", "app.key"} {
 		wantPerm(t, filepath.Join(dir, f))
 	}
 

@@ -12,6 +12,7 @@ import (
 	"wsapi/app/channel/telegram"
 	"wsapi/app/channel/widget"
 	"wsapi/app/delivery"
+	"wsapi/sqlite"
 )
 
 // ChannelsConfig is the channels' part of the configuration (docs/channels.md).
@@ -165,7 +166,13 @@ func (rt *Runtime) wireDelivery(cfg Config, _ Options) error {
 		Schedule: c.Delivery.RetrySchedule, Log: rt.Log, Senders: rt.channels.senders,
 		Rates: map[string]float64{app.IntegrationInternal: c.Internal.RatePerSecond, app.IntegrationEmail: c.Email.RatePerSecond,
 			"telegram": c.Telegram.RatePerSecond, "whatsapp": c.WhatsApp.RatePerSecond}}
-	rt.Inbound = &inbound.Worker{Service: rt.Service, Inbound: rt.channels.inbound, Workers: c.Inbound.Workers,
+	spool, err := sqlite.OpenSpool(sqlite.SpoolPath(cfg.DB.Path))
+	if err != nil {
+		return err
+	}
+	rt.Spool = spool
+	rt.Inbound = &inbound.Worker{Service: rt.Service, Inbound: rt.channels.inbound, Spool: spool, Workers: c.Inbound.Workers,
 		Tick: c.Inbound.Tick, Timeout: c.Inbound.Timeout, Log: rt.Log}
+	spool.OnPut(rt.Inbound.Relay)
 	return nil
 }

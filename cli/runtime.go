@@ -39,8 +39,11 @@ import (
 // Runtime is the wired application: store, domain service, HTTP handler and background
 // workers. serve runs one; the end-to-end test harness builds the very same.
 type Runtime struct {
-	Config  Config
-	DB      *sqlite.DB
+	Config Config
+	DB     *sqlite.DB
+	// Spool is the file beside DB where the messaging apps' hook keeps updates before it
+	// answers (sqlite.Spool); nil until wired.
+	Spool   *sqlite.Spool
 	Service *app.Service
 	// Connections are the connections' rules (app/connection), over Service.
 	Connections *connection.Service
@@ -123,18 +126,18 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 	db.CacheChats(cfg.DB.InboxCacheChats)
 	rt := &Runtime{Config: cfg, DB: db, Log: log, realClock: opt.Clock == nil}
 	if err := rt.wire(cfg, opt); err != nil {
-		db.Close()
+		rt.closeStores()
 		return nil, err
 	}
 	if err := db.CheckSealer(ctx); err != nil {
-		db.Close()
+		rt.closeStores()
 		return nil, fmt.Errorf("the secrets key %s cannot open the secrets stored in %s (%w); "+
 			"start with the key this database was used with (a backup's key is the FILE.key beside it)",
 			cfg.keyFile(), cfg.DB.Path, err)
 	}
 	proxies, err := cfg.trustedProxies()
 	if err != nil {
-		db.Close()
+		rt.closeStores()
 		return nil, err
 	}
 	rt.Streams = streamBudget(cfg.Events)
@@ -154,13 +157,13 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		PublicURL:          cfg.HTTP.PublicURL,
 		AccessLog:          opt.AccessLog,
 		Widget:             cfg.Channels.widgetLimits(),
-		Hooks:              &inbound.Receiver{Service: rt.Service, Inbound: rt.channels.inbound},
+		Hooks:              &inbound.Receiver{Service: rt.Service, Inbound: rt.channels.inbound, Spool: rt.Spool},
 		Connections:        rt.Connections,
 	}, log)
 	if rt.Web, err = web.New(web.Config{Service: rt.Service, SignIn: rt.SignIn, Hub: rt.Hub, PublicURL: cfg.HTTP.PublicURL,
 		TLS: cfg.HTTP.TLS.CertFile != "" || len(cfg.HTTP.TLS.ACMEDomains) > 0, Heartbeat: cfg.Events.StreamHeartbeat, Log: log, AccessLog: opt.AccessLog,
 		ClientIP: func(r *http.Request) string { return api.ClientIP(r, proxies) }, Models: modelChoices(cfg.Models)}); err != nil {
-		db.Close()
+		rt.closeStores()
 		return nil, err
 	}
 	rt.Handler = withWebApp(handler, rt.Web)
@@ -363,5 +366,14 @@ func (rt *Runtime) Close() error {
 	if rt.mailer != nil {
 		rt.mailer.Close()
 	}
-	return rt.DB.Close()
+	return rt.closeStores()
+}
+
+// closeStores closes the database and the spool.
+func (rt *Runtime) closeStores() error {
+	var err error
+	if rt.Spool != nil {
+		err = rt.Spool.Close()
+	}
+	return errors.Join(rt.DB.Close(), err)
 }

@@ -7,13 +7,20 @@ import (
 
 var _ inbound.Tx = (*Tx)(nil)
 
-// QueueUpdate stores a provider's update for the inbound worker.
+// QueueUpdate stores a provider's update for the inbound worker, as the relay moves it out
+// of the spool: one already queued (a relay cut short before it took it out of the spool)
+// or whose integration went meanwhile is left out.
 func (t *Tx) QueueUpdate(u inbound.Update) error {
-	t.queue(WorkInbound, true)
-	_, err := t.exec(`INSERT INTO channel_updates (id, org_id, asi_id, integration_id, body, attempts, next_attempt_at,
-		created_at) VALUES (?,?,?,?,?,?,?,?)`, u.ID, u.OrgID, u.DeploymentID, u.IntegrationID, u.Body, u.Attempts,
-		u.NextAttemptAt, u.CreatedAt)
-	return err
+	res, err := t.exec(`INSERT INTO channel_updates (id, org_id, asi_id, integration_id, body, attempts, next_attempt_at,
+		created_at) SELECT ?1,?2,?3,?4,?5,?6,?7,?8 WHERE EXISTS (SELECT 1 FROM assistant_integrations
+		WHERE id = ?3 AND org_id = ?2) ON CONFLICT (id) DO NOTHING`, u.ID, u.OrgID, u.DeploymentID, u.IntegrationID,
+		u.Body, u.Attempts, u.NextAttemptAt, u.CreatedAt)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	t.queue(WorkInbound, n > 0)
+	return mapErr(err)
 }
 
 // ClaimUpdates takes each organization's oldest due updates, picks among them round-robin

@@ -77,10 +77,15 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	metricsAddr, err := freeAddr()
+	if err != nil {
+		return err
+	}
 	env := append(os.Environ(), "BENCH_CHANNELS_APP=1", "APP_DB_PATH="+filepath.Join(dir, "app.db"),
 		"APP_HTTP_ADDR="+addr, "APP_HTTP_PUBLIC_URL=http://"+addr, "APP_HTTP_RATE_LIMIT_PER_MINUTE=0",
 		"APP_CHANNELS_TELEGRAM_API_URL="+tg.URL, "APP_CHANNELS_TELEGRAM_RATE_PER_SECOND=0",
-		"APP_CHANNELS_DELIVERY_WORKERS=16", "APP_LOG_LEVEL=warn")
+		"APP_CHANNELS_DELIVERY_WORKERS=16", "APP_LOG_LEVEL=warn",
+		"APP_METRICS_ADDR="+metricsAddr)
 	if _, err := admin(env, "migrate", "up"); err != nil {
 		return err
 	}
@@ -103,7 +108,7 @@ func run(o options) error {
 		}
 	}
 	fmt.Printf("server pid %d at %s, Bot API at %s; load average %s\n", srv.cmd.Process.Pid, base, tg.URL, loadavg())
-	if err := inbound(o, base, tg, ts); err != nil {
+	if err := inbound(o, base, metricsAddr, tg, ts); err != nil {
 		return err
 	}
 	fmt.Printf("load average %s\n", loadavg())

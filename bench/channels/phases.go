@@ -22,8 +22,12 @@ func update(id int64, u int, text string) map[string]any {
 }
 
 // inbound posts the updates as Telegram does and waits until every one is in the inbox.
-func inbound(o options, base string, tg *telegramtest.Server, ts []*tenant) error {
+func inbound(o options, base, metricsAddr string, tg *telegramtest.Server, ts []*tenant) error {
 	n := o.inRate * o.seconds
+	inside, err := hookBuckets(metricsAddr)
+	if err != nil {
+		return err
+	}
 	lat := make([]time.Duration, n)
 	var failed atomic.Int64
 	start := time.Now()
@@ -42,6 +46,9 @@ func inbound(o options, base string, tg *telegramtest.Server, ts []*tenant) erro
 	slices.Sort(lat)
 	fmt.Printf("inbound: %d updates in %.2f s (%.0f/s offered %d/s), acknowledged p50 %.2f ms, p99 %.2f ms, max %.2f ms, %d failed\n",
 		n, posted.Seconds(), float64(n)/posted.Seconds(), o.inRate, ms(quantile(lat, .5)), ms(quantile(lat, .99)), ms(lat[n-1]), failed.Load())
+	if after, err := hookBuckets(metricsAddr); err == nil {
+		fmt.Println("inbound: " + insideShare(inside, after))
+	}
 	want := n / orgs
 	for _, t := range ts {
 		if err := t.waitMessages(base, want); err != nil {

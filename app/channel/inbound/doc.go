@@ -4,8 +4,10 @@
 //
 // The hook is thin and answers the provider fast (Receiver): it finds the integration (an
 // unknown, deleted or other-type one is 404, never a hint), lets the connector check the
-// request (secret or signature, constant time) before anything is stored, then stores the raw
-// body in a queue (the channel_updates table) and answers 200. The Worker, on the shared claim
+// request (secret or signature, constant time) before anything is stored, then keeps the raw
+// body in the Spool (a file with a writer of its own: the answer never waits for the store's
+// writer) and answers 200. The Worker's relay moves the spooled bodies into the store's queue
+// (the channel_updates table), many a write. The Worker, on the shared claim
 // loop (app/claim), takes the queued bodies fairly across organizations: the connector parses
 // each into contacts' messages and delivery statuses; a message already taken in (the
 // provider's id, channel_seen) is dropped; media are downloaded into chat files through the

@@ -13,6 +13,8 @@ type Receiver struct {
 	Service *app.Service
 	// Inbound holds the connectors by integration type; a type without one has no hook.
 	Inbound map[string]channel.Inbound
+	// Spool keeps the bodies until the worker's relay queues them in the store.
+	Spool Spool
 }
 
 // errUnknown is every answer about an integration that cannot take this hook: unknown,
@@ -22,7 +24,8 @@ var errUnknown = app.NotFound("integration")
 // errRefused is the answer to a request the connector did not recognise as the provider's.
 var errRefused = &app.Error{Code: app.CodePermission, Message: "the request is not signed by this integration's provider"}
 
-// Receive checks a provider's request to /hooks/{typ}/{asi} and queues its body.
+// Receive checks a provider's request to /hooks/{typ}/{asi} and keeps its body in the spool
+// (never behind the store's writer).
 func (r *Receiver) Receive(ctx context.Context, typ, asi string, header http.Header, body []byte) error {
 	in := r.Inbound[typ]
 	if in == nil {
@@ -38,13 +41,7 @@ func (r *Receiver) Receive(ctx context.Context, typ, asi string, header http.Hea
 	now := app.At(r.Service.Clock().Now())
 	u := Update{ID: app.NewID("upd"), OrgID: d.OrgID, DeploymentID: d.ID, IntegrationID: typ, Body: body,
 		NextAttemptAt: now, CreatedAt: now}
-	return r.Service.Store().Write(ctx, func(tx app.Tx) error {
-		itx, err := txOf(tx)
-		if err != nil {
-			return err
-		}
-		return itx.QueueUpdate(u)
-	})
+	return r.Spool.Put(ctx, u)
 }
 
 // deployment reads the integration of a hook with its secrets: of that type, its assistant

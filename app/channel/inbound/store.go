@@ -1,6 +1,7 @@
 package inbound
 
 import (
+	"context"
 	"fmt"
 
 	"wsapi/app"
@@ -18,9 +19,21 @@ type Update struct {
 	CreatedAt     app.Time
 }
 
+// Spool keeps the updates the hook acknowledged until the relay has queued them in the
+// store (sqlite.Spool): a file with a writer of its own, so that an acknowledgement never
+// waits for the store's writer. Put answers once the update is committed; Take reads the
+// oldest without taking them out; Remove takes them out.
+type Spool interface {
+	Put(ctx context.Context, u Update) error
+	Take(ctx context.Context, n int) ([]Update, error)
+	Remove(ctx context.Context, ids []string) error
+}
+
 // Tx is what the pipeline needs of a store transaction beside app.Tx; the SQLite store's
 // transactions have it (sqlite/channelinbound.go).
 type Tx interface {
+	// QueueUpdate queues an update the relay took from the spool; one already queued, or
+	// whose integration is gone, is left out.
 	QueueUpdate(u Update) error
 	// ClaimUpdates leases the due updates room picks (fair across organizations).
 	ClaimUpdates(now, leaseUntil app.Time, room app.ClaimRoom) ([]Update, error)

@@ -24,6 +24,8 @@ const SeenRetention = 72 * time.Hour
 type Worker struct {
 	Service *app.Service
 	Inbound map[string]channel.Inbound // by integration type; a MediaFetcher too when it has media
+	// Spool is where the hook keeps the updates; the worker's relay queues them in the store.
+	Spool   Spool
 	Workers int
 	PerOrg  int // in flight per organization (0: app.OrgShare's default)
 	Tick    time.Duration
@@ -35,19 +37,29 @@ type Worker struct {
 	MaxMedia int64
 	Log      *slog.Logger
 
-	loop claim.Loop
+	loop  claim.Loop
+	relay relay
 }
 
 // Nudge asks for a claim now (an update was queued).
 func (w *Worker) Nudge() { w.loop.Nudge() }
 
-// WaitIdle waits until nothing is due, claimed or under way (tests).
-func (w *Worker) WaitIdle(ctx context.Context) error { return w.loop.WaitIdle(ctx) }
+// WaitIdle waits until the spool is empty and nothing is due, claimed or under way (tests).
+func (w *Worker) WaitIdle(ctx context.Context) error {
+	if err := w.relay.loop.WaitIdle(ctx); err != nil {
+		return err
+	}
+	return w.loop.WaitIdle(ctx)
+}
 
-// Run takes updates in until ctx ends, then waits for those under way (each bounded by
-// Timeout); an update cut short is left to its lease.
+// Run relays the spool and takes updates in until ctx ends, then waits for those under way
+// (each bounded by Timeout); an update cut short is left to its lease.
 func (w *Worker) Run(ctx context.Context) {
 	w.defaults()
+	relayed := make(chan struct{})
+	w.Relay() // what a previous process kept and did not relay
+	go func() { defer close(relayed); w.runRelay(ctx) }()
+	defer func() { <-relayed }()
 	slots := max(1, w.Workers)
 	perOrg := app.OrgShare(w.PerOrg, slots)
 	w.loop.Slots, w.loop.Tick, w.loop.Log = slots, w.Tick, w.Log

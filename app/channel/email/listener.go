@@ -15,6 +15,7 @@ import (
 	"github.com/emersion/go-smtp"
 
 	"wsapi/app"
+	queue "wsapi/app/channel/inbound"
 )
 
 // ListenerConfig is email.inbound (docs/channels.md, "Email": limits).
@@ -30,11 +31,15 @@ type ListenerConfig struct {
 	MaxConnectionsPerIP    int
 	MessagesPerMinutePerIP int
 	Timeout                time.Duration // per command and for DATA; default 60 s
+	// SpoolDir takes the data of a mail over 1 MiB while it arrives (spool.go); "": the
+	// system's temporary directory. serve uses the database's directory.
+	SpoolDir string
 }
 
 // Listener is the inbound SMTP server of serve: it accepts mail only for the addresses of
 // email integrations (their +tag forms, and reply+<token> addresses of their chats), never
-// relays, and hands each mail to the Receiver.
+// relays, and queues each mail for the inbound worker, which hands it to the Receiver
+// (queue.go): the 250 comes once the mail is stored, before it is parsed and threaded.
 type Listener struct {
 	Receiver *Receiver
 	Config   ListenerConfig
@@ -184,31 +189,31 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	return nil
 }
 
-// Data takes the mail once for every integration it was addressed to.
+// Data queues the mail once for every integration it was addressed to, in one write, and
+// answers 250 only once that write is committed. What the mail itself makes unacceptable
+// (no header, no sender) is refused first.
 func (s *session) Data(r io.Reader) error {
-	var buf bytes.Buffer
-	if _, err := io.Copy(&buf, r); err != nil {
-		if errors.Is(err, smtp.ErrDataTooLarge) {
-			return errTooBig
-		}
+	env := Envelope{MailFrom: s.from, RcptTo: s.rcpts, RemoteIP: s.ip, HELO: s.helo, Source: "smtp"}
+	line := envelopeLine(env)
+	body, err := readData(line, r, s.l.Config.SpoolDir)
+	if errors.Is(err, smtp.ErrDataTooLarge) {
+		return errTooBig
+	}
+	if err != nil {
 		return err
 	}
-	env := Envelope{MailFrom: s.from, RcptTo: s.rcpts, RemoteIP: s.ip, HELO: s.helo, Source: "smtp"}
+	if err := Acceptable(body[len(line):]); err != nil {
+		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: err.Error()}
+	}
+	ds := make([]app.Deployment, 0, len(s.order))
 	for _, id := range s.order {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*s.l.Config.Timeout)
-		err := app.Safely(func() error {
-			return s.l.Receiver.Receive(ctx, s.deployments[id], heldMail{bytes.NewReader(buf.Bytes()), buf.Bytes()}, env)
-		})
-		cancel()
-		switch {
-		case errors.Is(err, ErrTooBig):
-			return errTooBig
-		case errors.Is(err, ErrNoSender), errors.Is(err, ErrNoHeader):
-			return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: err.Error()}
-		case err != nil:
-			app.LogFailure(s.l.log(), "email: inbound mail failed", err, "integration", id)
-			return errTemporary
-		}
+		ds = append(ds, s.deployments[id])
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.l.Config.Timeout)
+	defer cancel()
+	if err := app.Safely(func() error { return queue.Queue(ctx, s.l.Receiver.Service, body, ds...) }); err != nil {
+		app.LogFailure(s.l.log(), "email: queueing an inbound mail failed", err, "integrations", s.order)
+		return errTemporary
 	}
 	return nil
 }

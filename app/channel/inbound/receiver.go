@@ -35,15 +35,27 @@ func (r *Receiver) Receive(ctx context.Context, typ, asi string, header http.Hea
 	if err := in.CheckRequest(d, header, body); err != nil {
 		return errRefused
 	}
-	now := app.At(r.Service.Clock().Now())
-	u := Update{ID: app.NewID("upd"), OrgID: d.OrgID, DeploymentID: d.ID, IntegrationID: typ, Body: body,
-		NextAttemptAt: now, CreatedAt: now}
-	return r.Service.Store().Write(ctx, func(tx app.Tx) error {
+	return Queue(ctx, r.Service, body, d)
+}
+
+// Queue stores a body for the worker once for each integration, due now, in one write: once
+// it returns nil the body is committed (the SMTP listener answers 250 only then). The commit
+// nudges the worker.
+func Queue(ctx context.Context, s *app.Service, body []byte, ds ...app.Deployment) error {
+	now := app.At(s.Clock().Now())
+	return s.Store().Write(ctx, func(tx app.Tx) error {
 		itx, err := txOf(tx)
 		if err != nil {
 			return err
 		}
-		return itx.QueueUpdate(u)
+		for _, d := range ds {
+			u := Update{ID: app.NewID("upd"), OrgID: d.OrgID, DeploymentID: d.ID, IntegrationID: d.IntegrationID,
+				Body: body, NextAttemptAt: now, CreatedAt: now}
+			if err := itx.QueueUpdate(u); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 

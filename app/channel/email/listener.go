@@ -193,7 +193,8 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 // answers 250 only once that write is committed. What the mail itself makes unacceptable
 // (no header, no sender) is refused first.
 func (s *session) Data(r io.Reader) error {
-	env := Envelope{MailFrom: s.from, RcptTo: s.rcpts, RemoteIP: s.ip, HELO: s.helo, Source: "smtp"}
+	rc := s.l.Receiver
+	env := Envelope{MailFrom: s.from, RcptTo: s.rcpts, RemoteIP: s.ip, HELO: s.helo, Source: "smtp", seq: rc.order.next()}
 	line := envelopeLine(env)
 	body, err := readData(line, r, s.l.Config.SpoolDir)
 	if errors.Is(err, smtp.ErrDataTooLarge) {
@@ -202,16 +203,23 @@ func (s *session) Data(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	if err := Acceptable(body[len(line):]); err != nil {
+	from, err := Acceptable(body[len(line):])
+	if err != nil {
 		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: err.Error()}
 	}
 	ds := make([]app.Deployment, 0, len(s.order))
 	for _, id := range s.order {
 		ds = append(ds, s.deployments[id])
+		if from != "" {
+			rc.order.note(orderKey(id, from), env.seq)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.l.Config.Timeout)
 	defer cancel()
-	if err := app.Safely(func() error { return queue.Queue(ctx, s.l.Receiver.Service, body, ds...) }); err != nil {
+	if err := app.Safely(func() error { return queue.Queue(ctx, rc.Service, body, ds...) }); err != nil {
+		for _, id := range s.order {
+			rc.order.forget(orderKey(id, from), env.seq)
+		}
 		app.LogFailure(s.l.log(), "email: queueing an inbound mail failed", err, "integrations", s.order)
 		return errTemporary
 	}

@@ -21,6 +21,7 @@ type Envelope struct {
 	RemoteIP net.IP   // nil when fetched over IMAP
 	HELO     string
 	Source   string // "smtp" or "imap"
+	seq      int64  // a queued mail's order of acceptance (order.go); 0: none
 }
 
 // Receiver takes inbound mail into chats.
@@ -33,6 +34,8 @@ type Receiver struct {
 	// (email.max_auto_replies_per_hour); past it a mail lands without a run. 0: no cap.
 	MaxAutoRepliesPerHour int
 	Log                   *slog.Logger
+
+	order order // the listener's mails, per sender, in the order accepted
 }
 
 // DefaultMaxBytes is email.inbound.max_bytes's default.

@@ -91,8 +91,8 @@ func sustained(s *server, api *client, rate, seconds int) {
 		h := api.do("GET", "/orgs/c/inbox?limit=1", nil, &chats)
 		got, _ := strconv.Atoi(h.Get("Pagination-Count"))
 		if got-base == newThreads || time.Now().After(deadline) {
-			fmt.Printf("threaded: %d new chats for %d new threads (%d replies joined theirs)\n",
-				got-base, newThreads, n-newThreads)
+			fmt.Printf("threaded: %d new chats for %d new threads (%d replies joined theirs), all there %s after the first mail\n",
+				got-base, newThreads, n-newThreads, time.Since(begin).Round(time.Millisecond))
 			break
 		}
 		time.Sleep(200 * time.Millisecond)

@@ -223,6 +223,7 @@ func (s *session) Data(r io.Reader) error {
 		app.LogFailure(s.l.log(), "email: queueing an inbound mail failed", err, "integrations", s.order)
 		return errTemporary
 	}
+	releaseBig(len(body))
 	return nil
 }
 

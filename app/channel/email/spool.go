@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime/debug"
 )
 
 // spoolAt is the size of data the listener holds in memory as it arrives; past it the rest
@@ -38,4 +39,19 @@ func readData(prefix []byte, r io.Reader, dir string) ([]byte, error) {
 		return nil, err
 	}
 	return body, nil
+}
+
+// releaseAt is the size of a mail whose memory the listener hands back to the system once
+// it is queued.
+const releaseAt = 8 << 20
+
+// releaseBig returns the heap's free memory to the system after a mail of n bytes over
+// releaseAt was queued: the Go runtime would keep the mail's buffer for reuse, and the
+// inbound worker's copies of the same mail (read back, parsed, stored) come on top of it at
+// once. A full collection of a small heap, for a rare mail: the 25 MiB mail's peak went from
+// 185 to 175 MB (bench/email).
+func releaseBig(n int) {
+	if n > releaseAt {
+		debug.FreeOSMemory()
+	}
 }

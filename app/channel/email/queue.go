@@ -77,6 +77,11 @@ func (r *Receiver) Take(ctx context.Context, d app.Deployment, body []byte, done
 			return err
 		}
 	}
+	release, err := r.shares.acquire(ctx, d.ID) // after the wait: a slot never waits on an earlier mail
+	if err != nil {
+		return err
+	}
+	defer release()
 	err = r.receive(ctx, d, raw, env, done)
 	if errors.Is(err, ErrNoHeader) || errors.Is(err, ErrNoSender) {
 		return channel.Permanent{Err: err}

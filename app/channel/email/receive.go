@@ -35,7 +35,8 @@ type Receiver struct {
 	MaxAutoRepliesPerHour int
 	Log                   *slog.Logger
 
-	order order // the listener's mails, per sender, in the order accepted
+	order  order  // the listener's mails, per sender, in the order accepted
+	shares shares // the integrations' mails being taken in at once (takeShare)
 }
 
 // DefaultMaxBytes is email.inbound.max_bytes's default.

@@ -45,6 +45,7 @@ func sustained(s *server, api *client, rate, seconds int) {
 		}
 		return from, id, compose(from, id, reply, i)
 	}
+	run0, wait0 := s.schedstat()
 	begin := time.Now()
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 64) // connections at once, as relays would open
@@ -68,7 +69,8 @@ func sustained(s *server, api *client, rate, seconds int) {
 	}
 	wg.Wait()
 	elapsed := time.Since(begin)
-	var lat []time.Duration
+	run1, wait1 := s.schedstat()
+	var lat, small, big []time.Duration
 	failed, total := 0, 0
 	for _, r := range results {
 		if r.err != nil {
@@ -80,10 +82,21 @@ func sustained(s *server, api *client, rate, seconds int) {
 		}
 		lat = append(lat, r.wait)
 		total += r.bytes
+		if r.bytes > 64<<10 {
+			big = append(big, r.wait)
+		} else {
+			small = append(small, r.wait)
+		}
 	}
-	slices.Sort(lat)
+	for _, l := range [][]time.Duration{lat, small, big} {
+		slices.Sort(l)
+	}
 	fmt.Printf("sustained: %d mails (%.1f MB) at %d/s in %s: %d failed; acceptance p50 %s p90 %s p99 %s max %s\n",
 		n, float64(total)/1e6, rate, elapsed.Round(time.Millisecond), failed, pct(lat, 50), pct(lat, 90), pct(lat, 99), lat[len(lat)-1])
+	fmt.Printf("  %d mails under 64 KB: p50 %s p99 %s; %d with an attachment: p50 %s p99 %s\n",
+		len(small), pct(small, 50), pct(small, 99), len(big), pct(big, 50), pct(big, 99))
+	fmt.Printf("  server threads meanwhile: %s on a CPU, %s runnable waiting for one\n",
+		(run1 - run0).Round(time.Millisecond), (wait1 - wait0).Round(time.Millisecond))
 	// Parsed and threaded: every mail is a message, every reply in its first mail's chat.
 	var chats []map[string]any
 	deadline := time.Now().Add(30 * time.Second)

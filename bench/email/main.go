@@ -257,3 +257,24 @@ func (s *server) saveProfile(url, path string) {
 	check(os.MkdirAll(filepath.Dir(path), 0o700))
 	check(os.WriteFile(path, b, 0o600))
 }
+
+// schedstat sums the server's threads' time on a CPU and time runnable but waiting for one
+// (/proc/PID/task/*/schedstat): on a shared machine the second says how much of a latency
+// was other processes' doing.
+func (s *server) schedstat() (run, wait time.Duration) {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", s.cmd.Process.Pid))
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 2 {
+			continue
+		}
+		r, _ := strconv.ParseInt(f[0], 10, 64)
+		w, _ := strconv.ParseInt(f[1], 10, 64)
+		run, wait = run+time.Duration(r), wait+time.Duration(w)
+	}
+	return run, wait
+}

@@ -1,7 +1,6 @@
 package email
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -226,14 +225,6 @@ func (s *session) Data(r io.Reader) error {
 	releaseBig(len(body))
 	return nil
 }
-
-// heldMail is a mail already in memory: Receive takes its bytes without a copy.
-type heldMail struct {
-	*bytes.Reader
-	b []byte
-}
-
-func (h heldMail) Bytes() []byte { return h.b }
 
 func remoteIP(a net.Addr) net.IP {
 	if tcp, ok := a.(*net.TCPAddr); ok {

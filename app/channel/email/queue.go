@@ -60,15 +60,15 @@ var _ channel.Taker = (*Receiver)(nil)
 
 // Take is channel.Taker: a mail the listener queued, taken in as Receive takes one, after the
 // mails its sender had accepted before it (order.go); done drops it from the queue in the
-// write that stores it. A mail no retry can take (not a mail,
-// no sender, over the size limit) is a Permanent error: dropped, and logged by the worker.
+// write that stores it. A mail no retry can take (not a mail, no sender, over the size
+// limit) is a Permanent error: dropped, and logged by the worker.
 func (r *Receiver) Take(ctx context.Context, d app.Deployment, body []byte, done func(app.Tx) error) error {
 	env, raw, err := unframe(body)
 	if err != nil {
 		return channel.Permanent{Err: err}
 	}
-	if raw, err = r.read(heldMail{b: raw}); err != nil {
-		return channel.Permanent{Err: err}
+	if int64(len(raw)) > r.limit() {
+		return channel.Permanent{Err: ErrTooBig}
 	}
 	if from, _ := Acceptable(raw); env.seq != 0 && from != "" {
 		key := orderKey(d.ID, from)

@@ -91,26 +91,30 @@ func (r *Receiver) receive(ctx context.Context, d app.Deployment, data []byte, e
 	return r.store(ctx, in)
 }
 
-// read takes the raw mail, at most MaxBytes; a source that holds its bytes already (the
-// listener's buffer) is not copied again, which matters for a 25 MiB mail.
+// read takes the raw mail, at most MaxBytes; a source that holds its bytes already is not
+// copied again, which matters for a 25 MiB mail.
 func (r *Receiver) read(raw io.Reader) ([]byte, error) {
-	limit := r.MaxBytes
-	if limit <= 0 {
-		limit = DefaultMaxBytes
-	}
 	var data []byte
 	if held, ok := raw.(interface{ Bytes() []byte }); ok {
 		data = held.Bytes()
 	} else {
 		var err error
-		if data, err = io.ReadAll(io.LimitReader(raw, limit+1)); err != nil {
+		if data, err = io.ReadAll(io.LimitReader(raw, r.limit()+1)); err != nil {
 			return nil, fmt.Errorf("email: read: %w", err)
 		}
 	}
-	if int64(len(data)) > limit {
+	if int64(len(data)) > r.limit() {
 		return nil, ErrTooBig
 	}
 	return data, nil
+}
+
+// limit is MaxBytes, or its default.
+func (r *Receiver) limit() int64 {
+	if r.MaxBytes <= 0 {
+		return DefaultMaxBytes
+	}
+	return r.MaxBytes
 }
 
 // inbound is one mail on its way into a chat.

@@ -65,6 +65,7 @@ func (l *Listener) Listen() error {
 	if err != nil {
 		return fmt.Errorf("email: listen %s: %w", c.Addr, err)
 	}
+	sweepSpool(c.SpoolDir)
 	l.limits = newIPLimits(c.MaxConnectionsPerIP, c.MessagesPerMinutePerIP, l.Receiver.Service.Clock())
 	l.ln = &limitedListener{Listener: ln, limits: l.limits}
 	s := smtp.NewServer(backend{l})

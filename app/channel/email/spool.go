@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 )
 
@@ -13,6 +14,22 @@ import (
 // A buffer grown by doubling as a 25 MiB mail arrived allocated 64 MiB and held 48 MiB at
 // its last growth; spooled, the mail costs one 25 MiB buffer (bench/email).
 const spoolAt = 1 << 20
+
+// spoolPattern names the listener's spool files.
+const spoolPattern = "mail-*.spool"
+
+// sweepSpool removes the spool files a process that crashed mid-mail left in dir. Only a
+// directory of the listener's own (serve's is the database's): the system's temporary one may
+// hold another server's files in use.
+func sweepSpool(dir string) {
+	if dir == "" {
+		return
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, spoolPattern))
+	for _, f := range left {
+		os.Remove(f)
+	}
+}
 
 // readData reads a mail's data after prefix (its queued envelope) into one buffer: the
 // queued body.
@@ -23,7 +40,7 @@ func readData(prefix []byte, r io.Reader, dir string) ([]byte, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(dir, "mail-*.spool")
+	f, err := os.CreateTemp(dir, spoolPattern)
 	if err != nil {
 		return nil, err
 	}

@@ -39,3 +39,25 @@ var errBroken = errors.New("connection reset")
 type errReader struct{}
 
 func (errReader) Read([]byte) (int, error) { return 0, errBroken }
+
+// TestSweepSpoolLeavesOtherFiles: the spool files a crashed process left in the listener's
+// directory go, nothing else there does, and no directory means nothing is swept.
+func TestSweepSpoolLeavesOtherFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, name := range []string{"mail-123.spool", "app.db", "app.db-wal", "mail-notes.txt"} {
+		if err := os.WriteFile(dir+"/"+name, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweepSpool("")
+	sweepSpool(dir)
+	var names []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 3 || names[0] != "app.db" || names[1] != "app.db-wal" || names[2] != "mail-notes.txt" {
+		t.Fatalf("left after the sweep: %v", names)
+	}
+}

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"wsapi/app"
+	"wsapi/app/channel"
 	"wsapi/app/channel/email"
 )
 
@@ -64,6 +67,8 @@ func (rt *Runtime) wireEmail(cfg Config, _ Options) error {
 	}
 	rt.Email = &email.Receiver{Service: rt.Service, Auth: auth, MaxBytes: cfg.Email.Inbound.MaxBytes,
 		MaxAutoRepliesPerHour: cfg.Email.MaxAutoRepliesPerHour, Log: rt.Log}
+	// The listener queues its mail; the inbound worker takes it in (docs/decisions/email-queue.md).
+	rt.Inbound.Takers = map[string]channel.Taker{app.IntegrationEmail: rt.Email}
 	sender := &email.Sender{Service: rt.Service}
 	if rt.mailer != nil {
 		sender.Relay = rt.mailer
@@ -82,7 +87,7 @@ func (rt *Runtime) OpenInbound() error {
 	}
 	l := &email.Listener{Receiver: rt.Email, Log: rt.Log, Config: email.ListenerConfig{Addr: in.Addr, Hostname: in.Hostname,
 		MaxBytes: in.MaxBytes, MaxRecipients: in.MaxRecipients, MaxConnectionsPerIP: in.MaxConnectionsPerIP,
-		MessagesPerMinutePerIP: in.MessagesPerMinutePerIP, Timeout: in.Timeout}}
+		MessagesPerMinutePerIP: in.MessagesPerMinutePerIP, Timeout: in.Timeout, SpoolDir: spoolDir(rt.Config.DB.Path)}}
 	if in.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(in.TLSCert, in.TLSKey)
 		if err != nil {
@@ -96,6 +101,15 @@ func (rt *Runtime) OpenInbound() error {
 	rt.SMTP = l
 	rt.Log.Info("email: accepting mail over SMTP", "addr", l.Addr(), "starttls", l.Config.TLS != nil)
 	return nil
+}
+
+// spoolDir is where the listener spools a big mail's data: the database's directory (a disk,
+// where the system's temporary directory may be memory), or that one for a database in memory.
+func spoolDir(dbPath string) string {
+	if dbPath == "" || dbPath == ":memory:" || strings.HasPrefix(dbPath, "file:") {
+		return ""
+	}
+	return filepath.Dir(dbPath)
 }
 
 // runSMTP serves SMTP until ctx ends, then lets the sessions under way finish for at most

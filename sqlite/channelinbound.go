@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"fmt"
+
 	"wsapi/app"
 	"wsapi/app/channel/inbound"
 )
@@ -8,19 +10,24 @@ import (
 var _ inbound.Tx = (*Tx)(nil)
 
 // QueueUpdate stores a provider's update for the inbound worker, as the relay moves it out
-// of the spool: one already queued (a relay cut short before it took it out of the spool)
-// or whose integration went meanwhile is left out.
+// of the spool or the SMTP listener queues a mail: one already queued (a relay cut short
+// before it took it out of the spool) or whose integration went meanwhile is left out. Its
+// body goes to a row of its own, which leases and retries never rewrite (migration 00043).
 func (t *Tx) QueueUpdate(u inbound.Update) error {
 	res, err := t.exec(`INSERT INTO channel_updates (id, org_id, asi_id, integration_id, body, attempts, next_attempt_at,
-		created_at) SELECT ?1,?2,?3,?4,?5,?6,?7,?8 WHERE EXISTS (SELECT 1 FROM assistant_integrations
+		created_at) SELECT ?1,?2,?3,?4,x'',?5,?6,?7 WHERE EXISTS (SELECT 1 FROM assistant_integrations
 		WHERE id = ?3 AND org_id = ?2) ON CONFLICT (id) DO NOTHING`, u.ID, u.OrgID, u.DeploymentID, u.IntegrationID,
-		u.Body, u.Attempts, u.NextAttemptAt, u.CreatedAt)
+		u.Attempts, u.NextAttemptAt, u.CreatedAt)
 	if err != nil {
 		return err
 	}
 	n, err := res.RowsAffected()
-	t.queue(WorkInbound, n > 0)
-	return mapErr(err)
+	if err != nil || n == 0 {
+		return mapErr(err)
+	}
+	t.queue(WorkInbound, true)
+	_, err = t.exec(`INSERT INTO channel_update_bodies (update_id, body) VALUES (?,?)`, u.ID, u.Body)
+	return err
 }
 
 // ClaimUpdates takes each organization's oldest due updates, picks among them round-robin
@@ -40,10 +47,47 @@ func (t *Tx) ClaimUpdates(now, leaseUntil app.Time, room app.ClaimRoom) ([]inbou
 		leaseUntil, list); err != nil {
 		return nil, err
 	}
-	return queryAll(t, func(r rowScanner) (u inbound.Update, err error) {
-		return u, r.Scan(&u.ID, &u.OrgID, &u.DeploymentID, &u.IntegrationID, &u.Body, &u.Attempts, &u.NextAttemptAt, &u.CreatedAt)
-	}, `SELECT id, org_id, asi_id, integration_id, body, attempts, next_attempt_at, created_at
+	ups, err := queryAll(t, func(r rowScanner) (u inbound.Update, err error) {
+		return u, r.Scan(&u.ID, &u.OrgID, &u.DeploymentID, &u.IntegrationID, &u.Attempts, &u.NextAttemptAt, &u.CreatedAt)
+	}, `SELECT id, org_id, asi_id, integration_id, attempts, next_attempt_at, created_at
 		FROM channel_updates WHERE id IN (SELECT value FROM json_each(?)) ORDER BY next_attempt_at, id`, list)
+	for i := range ups {
+		if err == nil {
+			err = t.updateBody(&ups[i])
+		}
+	}
+	return ups, err
+}
+
+// updateBody reads an update's body on its own: a query that sorted rows with their bodies
+// held a queued 25 MiB mail four times over in SQLite's sorter and the driver. A body that is
+// missing is empty (the worker drops what it cannot read; the claim goes on).
+func (t *Tx) updateBody(u *inbound.Update) error {
+	err := t.row(`SELECT body FROM channel_update_bodies WHERE update_id = ?`, u.ID).Scan((*ownedBytes)(&u.Body))
+	if app.IsNotFound(one(err, "update body")) {
+		return nil
+	}
+	return mapErr(err)
+}
+
+// ownedBytes scans a blob without database/sql's copy of it: modernc's driver reads every
+// blob into a slice of its own (conn.columnBlob), which no later row reuses
+// (TestOwnedBytesKeepsItsRow), so that slice is the caller's already. A queued 25 MiB mail
+// was otherwise held twice in Go memory while it was claimed (bench/email).
+type ownedBytes []byte
+
+func (b *ownedBytes) Scan(src any) error {
+	switch v := src.(type) {
+	case []byte:
+		*b = v
+	case string:
+		*b = []byte(v)
+	case nil:
+		*b = nil
+	default:
+		return fmt.Errorf("sqlite: a blob column holds %T", src)
+	}
+	return nil
 }
 
 // AnyUpdateQueued tells whether a claim could find an update, on a reader.

@@ -97,6 +97,8 @@ var internalUnique = map[string]bool{
 	"email_messages.org_id, email_messages.mail_id": true,
 	// The IMAP poller's cursor: one row per integration, an upsert.
 	"mailbox_cursors.asi_id": true,
+	// A queued update's body: one per update, written with it (a new update id).
+	"channel_update_bodies.update_id": true,
 }
 
 // uniqueConflict is the 409 of a UNIQUE violation, naming the field when a client's input

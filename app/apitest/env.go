@@ -138,6 +138,11 @@ func newEnv(t testing.TB, w io.Writer, editDeps func(*app.Deps), prepare func(*c
 	}
 	e.Server = httptest.NewServer(rt.Handler)
 	e.checkEverything()
+	// The SMTP listener is bound before the workers start, as serve does: Start would bind it
+	// on a goroutine of its own, racing a test that reads its address.
+	if err := rt.OpenInbound(); err != nil {
+		t.Fatalf("apitest: %v", err)
+	}
 	rt.Start()
 	t.Cleanup(func() {
 		rt.Hub.Close() // open streams end, or the server's Close would wait on them

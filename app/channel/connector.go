@@ -38,6 +38,15 @@ type Inbound interface {
 	Parse(ctx context.Context, d app.Deployment, body []byte) ([]Incoming, error)
 }
 
+// Taker takes in a queued body whole, for a channel that queues its own input and stores it
+// its own way (email: the SMTP listener queues each accepted mail, and the worker threads
+// it). The inbound worker calls it instead of Inbound.Parse. Take calls done inside the write
+// that stores what the body held, so the body leaves the queue in the same commit; an error
+// wrapped in Permanent drops the body at once (it is logged), any other is retried.
+type Taker interface {
+	Take(ctx context.Context, d app.Deployment, body []byte, done func(app.Tx) error) error
+}
+
 // Incoming is one thing a provider reported: a contact's message, or (Status set) the
 // delivery status of an earlier reply.
 type Incoming struct {

@@ -124,7 +124,10 @@ func (l *Loop) Run(ctx context.Context, claim func(ctx context.Context, r Round)
 		work := claim(ctx, r)
 		found = len(work) > 0
 		l.start(work)
-		l.end(n, found)
+		// A round that began with pieces in flight may have left due work for want of room
+		// (an organization's share full): it proves nothing idle, even if they all finished
+		// while it claimed.
+		l.end(n, found || len(r.Org) > 0)
 		if len(work) == r.Free {
 			l.Nudge() // there may be more work than there was room
 		}
@@ -139,12 +142,12 @@ func (l *Loop) begin() uint64 {
 	return l.rounds
 }
 
-// end records that round n is over, idle when it claimed nothing and nothing is running or
-// queued, and wakes WaitIdle.
-func (l *Loop) end(n uint64, found bool) {
+// end records that round n is over, idle when it had all the room, claimed nothing (busy
+// false) and nothing is running or queued, and wakes WaitIdle.
+func (l *Loop) end(n uint64, busy bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !found && l.running == 0 && len(l.queued) == 0 {
+	if !busy && l.running == 0 && len(l.queued) == 0 {
 		l.idleAt = n
 	}
 	close(l.roundEnd)

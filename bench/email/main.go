@@ -29,6 +29,8 @@ func main() {
 	rate := flag.Int("rate", 100, "mails a second")
 	seconds := flag.Int("seconds", 10, "seconds of sustained load")
 	bigMB := flag.Int("big", 25, "size of the big mail in MB (0: skip)")
+	profiles := flag.String("profile", "", "a directory: the server's heap profiles around the big mail and its CPU profile of the sustained phase are written there")
+	serverLog := flag.String("serverlog", "", "a file: the server's standard error is copied there (with GODEBUG=gctrace=1, its GC trace)")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "bench-email-")
 	check(err)
@@ -40,15 +42,19 @@ func main() {
 			log.Fatalf("go build: %v\n%s", err, out)
 		}
 	}
-	srv := start(*bin, dir)
+	srv := start(*bin, dir, *profiles != "", *serverLog)
 	defer srv.stop()
 	api := &client{base: srv.http, token: srv.token}
 	setup(api)
 	fmt.Printf("load average before: %s\n", loadavg())
 	if *bigMB > 0 {
-		bigMail(srv, *bigMB)
+		srv.heapProfile(*profiles, "heap-before-big.pb.gz")
+		bigMail(srv, api, *bigMB)
+		srv.heapProfile(*profiles, "heap-after-big.pb.gz")
 	}
+	cpu := srv.cpuProfile(*profiles, "cpu-sustained.pb.gz", *seconds+1)
 	sustained(srv, api, *rate, *seconds)
+	cpu()
 	fmt.Printf("load average after: %s\n", loadavg())
 }
 
@@ -57,10 +63,15 @@ type server struct {
 	cmd        *exec.Cmd
 	http, smtp string
 	token      string
+	pprof      string // the server's debug.pprof_addr, "" when not profiling
 }
 
-func start(bin, dir string) *server {
+func start(bin, dir string, profile bool, serverLog string) *server {
 	httpPort, smtpPort := freePort(), freePort()
+	pprofAddr := ""
+	if profile {
+		pprofAddr = fmt.Sprintf("127.0.0.1:%d", freePort())
+	}
 	cfg := fmt.Sprintf(`db:
   path: %s
 http:
@@ -77,19 +88,28 @@ email:
     addr: 127.0.0.1:%d
     max_connections_per_ip: 0
     messages_per_minute_per_ip: 0
-`, filepath.Join(dir, "app.db"), httpPort, startDNS(), smtpPort)
+debug:
+  pprof_addr: "%s"
+`, filepath.Join(dir, "app.db"), httpPort, startDNS(), smtpPort, pprofAddr)
 	path := filepath.Join(dir, "config.yaml")
 	check(os.WriteFile(path, []byte(cfg), 0o600))
 	cmd := exec.Command(bin, "serve", "--config", path)
 	stderr, err := cmd.StderrPipe()
 	check(err)
 	check(cmd.Start())
-	s := &server{cmd: cmd, http: fmt.Sprintf("http://127.0.0.1:%d", httpPort), smtp: fmt.Sprintf("127.0.0.1:%d", smtpPort)}
+	s := &server{cmd: cmd, http: fmt.Sprintf("http://127.0.0.1:%d", httpPort), smtp: fmt.Sprintf("127.0.0.1:%d", smtpPort), pprof: pprofAddr}
+	copyTo := io.Discard
+	if serverLog != "" {
+		f, err := os.OpenFile(serverLog, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+		check(err)
+		copyTo = f
+	}
 	tokens := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		next := false
 		for sc.Scan() {
+			fmt.Fprintln(copyTo, sc.Text())
 			line := strings.TrimSpace(sc.Text())
 			if next && line != "" {
 				tokens <- line
@@ -203,4 +223,58 @@ func check(err error) {
 	if err != nil {
 		log.Fatal(err)
 	}
+}
+
+// heapProfile saves the server's heap profile (allocations since it started included: the
+// difference of two shows what one phase allocated) into dir; nothing without -profile.
+func (s *server) heapProfile(dir, name string) {
+	if s.pprof == "" || dir == "" {
+		return
+	}
+	s.saveProfile("http://"+s.pprof+"/debug/pprof/heap?gc=1", filepath.Join(dir, name))
+}
+
+// cpuProfile starts a CPU profile of seconds and answers a wait for it to be saved.
+func (s *server) cpuProfile(dir, name string, seconds int) (wait func()) {
+	if s.pprof == "" || dir == "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.saveProfile(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", s.pprof, seconds), filepath.Join(dir, name))
+	}()
+	time.Sleep(100 * time.Millisecond) // the profile runs before the first mail
+	return func() { <-done }
+}
+
+func (s *server) saveProfile(url, path string) {
+	res, err := http.Get(url)
+	check(err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	check(err)
+	check(os.MkdirAll(filepath.Dir(path), 0o700))
+	check(os.WriteFile(path, b, 0o600))
+}
+
+// schedstat sums the server's threads' time on a CPU and time runnable but waiting for one
+// (/proc/PID/task/*/schedstat): on a shared machine the second says how much of a latency
+// was other processes' doing.
+func (s *server) schedstat() (run, wait time.Duration) {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", s.cmd.Process.Pid))
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 2 {
+			continue
+		}
+		r, _ := strconv.ParseInt(f[0], 10, 64)
+		w, _ := strconv.ParseInt(f[1], 10, 64)
+		run, wait = run+time.Duration(r), wait+time.Duration(w)
+	}
+	return run, wait
 }

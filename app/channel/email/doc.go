@@ -5,7 +5,9 @@
 // checks DKIM, SPF and DMARC, threads it into a chat (Message-ID references, reply+<token>
 // addresses, the sender checked against the chat's contact) and starts the assistant's run
 // unless the mail is an auto-reply, fails DMARC or the contact had its hourly share of
-// answers; DSNs feed the suppression list. Listener is the inbound SMTP server (go-smtp),
-// Sender the delivery worker's outbound connector (threaded, DKIM-signed through app/mail),
+// answers; DSNs feed the suppression list. Listener is the inbound SMTP server (go-smtp): it
+// stores each accepted mail in the inbound queue, answers 250, and the inbound worker hands
+// the mail back to Receiver.Take (queue.go, order.go; docs/decisions/email-queue.md). Sender
+// the delivery worker's outbound connector (threaded, DKIM-signed through app/mail),
 // Connector the integration's set-up check.
 package email

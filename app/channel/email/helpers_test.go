@@ -2,6 +2,7 @@ package email_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/base64"
@@ -137,7 +138,22 @@ func (m *mailEnv) send(t *testing.T, mailFrom string, to []string, raw []byte) e
 	if err := c.Hello("mx.customer.test"); err != nil {
 		t.Fatal(err)
 	}
-	return c.SendMail(mailFrom, to, bytes.NewReader(raw))
+	err := c.SendMail(mailFrom, to, bytes.NewReader(raw))
+	if err == nil {
+		m.settle(t)
+	}
+	return err
+}
+
+// settle waits until the inbound worker took in every mail queued: the listener answers 250
+// once a mail is queued, before it is parsed and threaded.
+func (m *mailEnv) settle(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := m.e.Runtime.Inbound.WaitIdle(ctx); err != nil {
+		t.Fatalf("inbound worker: %v", err)
+	}
 }
 
 // mustSend is send that must be accepted.

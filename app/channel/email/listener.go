@@ -1,7 +1,6 @@
 package email
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"github.com/emersion/go-smtp"
 
 	"wsapi/app"
+	queue "wsapi/app/channel/inbound"
 )
 
 // ListenerConfig is email.inbound (docs/channels.md, "Email": limits).
@@ -30,11 +30,15 @@ type ListenerConfig struct {
 	MaxConnectionsPerIP    int
 	MessagesPerMinutePerIP int
 	Timeout                time.Duration // per command and for DATA; default 60 s
+	// SpoolDir takes the data of a mail over 1 MiB while it arrives (spool.go); "": the
+	// system's temporary directory. serve uses the database's directory.
+	SpoolDir string
 }
 
 // Listener is the inbound SMTP server of serve: it accepts mail only for the addresses of
 // email integrations (their +tag forms, and reply+<token> addresses of their chats), never
-// relays, and hands each mail to the Receiver.
+// relays, and queues each mail for the inbound worker, which hands it to the Receiver
+// (queue.go): the 250 comes once the mail is stored, before it is parsed and threaded.
 type Listener struct {
 	Receiver *Receiver
 	Config   ListenerConfig
@@ -61,6 +65,7 @@ func (l *Listener) Listen() error {
 	if err != nil {
 		return fmt.Errorf("email: listen %s: %w", c.Addr, err)
 	}
+	sweepSpool(c.SpoolDir)
 	l.limits = newIPLimits(c.MaxConnectionsPerIP, c.MessagesPerMinutePerIP, l.Receiver.Service.Clock())
 	l.ln = &limitedListener{Listener: ln, limits: l.limits}
 	s := smtp.NewServer(backend{l})
@@ -184,42 +189,43 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	return nil
 }
 
-// Data takes the mail once for every integration it was addressed to.
+// Data queues the mail once for every integration it was addressed to, in one write, and
+// answers 250 only once that write is committed. What the mail itself makes unacceptable
+// (no header, no sender) is refused first.
 func (s *session) Data(r io.Reader) error {
-	var buf bytes.Buffer
-	if _, err := io.Copy(&buf, r); err != nil {
-		if errors.Is(err, smtp.ErrDataTooLarge) {
-			return errTooBig
-		}
+	rc := s.l.Receiver
+	env := Envelope{MailFrom: s.from, RcptTo: s.rcpts, RemoteIP: s.ip, HELO: s.helo, Source: "smtp", seq: rc.order.next()}
+	line := envelopeLine(env)
+	body, err := readData(line, r, s.l.Config.SpoolDir)
+	if errors.Is(err, smtp.ErrDataTooLarge) {
+		return errTooBig
+	}
+	if err != nil {
 		return err
 	}
-	env := Envelope{MailFrom: s.from, RcptTo: s.rcpts, RemoteIP: s.ip, HELO: s.helo, Source: "smtp"}
+	from, err := Acceptable(body[len(line):])
+	if err != nil {
+		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: err.Error()}
+	}
+	ds := make([]app.Deployment, 0, len(s.order))
 	for _, id := range s.order {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*s.l.Config.Timeout)
-		err := app.Safely(func() error {
-			return s.l.Receiver.Receive(ctx, s.deployments[id], heldMail{bytes.NewReader(buf.Bytes()), buf.Bytes()}, env)
-		})
-		cancel()
-		switch {
-		case errors.Is(err, ErrTooBig):
-			return errTooBig
-		case errors.Is(err, ErrNoSender), errors.Is(err, ErrNoHeader):
-			return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: err.Error()}
-		case err != nil:
-			app.LogFailure(s.l.log(), "email: inbound mail failed", err, "integration", id)
-			return errTemporary
+		ds = append(ds, s.deployments[id])
+		if from != "" {
+			rc.order.note(orderKey(id, from), env.seq)
 		}
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.l.Config.Timeout)
+	defer cancel()
+	if err := app.Safely(func() error { return queue.Queue(ctx, rc.Service, body, ds...) }); err != nil {
+		for _, id := range s.order {
+			rc.order.forget(orderKey(id, from), env.seq)
+		}
+		app.LogFailure(s.l.log(), "email: queueing an inbound mail failed", err, "integrations", s.order)
+		return errTemporary
+	}
+	releaseBig(len(body))
 	return nil
 }
-
-// heldMail is a mail already in memory: Receive takes its bytes without a copy.
-type heldMail struct {
-	*bytes.Reader
-	b []byte
-}
-
-func (h heldMail) Bytes() []byte { return h.b }
 
 func remoteIP(a net.Addr) net.IP {
 	if tcp, ok := a.(*net.TCPAddr); ok {

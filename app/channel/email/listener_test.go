@@ -74,6 +74,7 @@ func TestEmailListenerRefuses(t *testing.T) {
 		t.Fatalf("send over tls: %v", err)
 	}
 	tc.Close()
+	m.settle(t)
 	if n := len(m.chats(t)); n != 2 {
 		t.Fatalf("%d chats after two mails", n)
 	}

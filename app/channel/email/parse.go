@@ -52,25 +52,21 @@ var ErrNoHeader = errors.New("email: not a mail: no header")
 // Parse reads one raw message. Unknown charsets and encodings are tolerated (the part is kept
 // as it is); only a message without a readable header is an error.
 func Parse(raw []byte) (*Parsed, error) {
-	e, err := message.ReadWithOptions(bytes.NewReader(raw), &message.ReadOptions{MaxHeaderBytes: maxHeader})
+	rd := bytes.NewReader(raw)
+	e, err := message.ReadWithOptions(rd, &message.ReadOptions{MaxHeaderBytes: maxHeader})
 	if e == nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoHeader, err)
 	}
 	repairHeader(&e.Header)
 	h := mail.Header{Header: e.Header}
-	p := &Parsed{}
-	if list, err := h.AddressList("From"); err == nil && len(list) > 0 {
-		p.From = &netmail.Address{Name: legacyText(list[0].Name), Address: list[0].Address}
-	} else if a := looseAddress(h.Get("From")); a != nil {
-		p.From = a
-	}
+	p := &Parsed{From: fromOf(h)}
 	p.Subject, _ = h.Subject()
 	p.Subject = oneLine(legacyText(p.Subject))
 	p.MessageID, _ = h.MessageID()
 	p.References = references(h)
 	p.Date, _ = h.Date()
 	p.AutoReply = autoReason(h.Header)
-	w := walker{p: p}
+	w := walker{p: p, left: rd.Len}
 	// A broken multipart or a bound reached ends the walk: what was read before is kept.
 	_ = e.Walk(w.visit)
 	if ct, _, _ := e.Header.ContentType(); strings.HasPrefix(ct, "multipart/") && w.parts <= 1 {
@@ -97,6 +93,7 @@ type walker struct {
 	parts      int
 	report     bool // inside multipart/report; report-type=delivery-status
 	dsn        *DSN
+	left       func() int // bytes of the raw mail the parser has not read yet
 }
 
 func (w *walker) visit(path []int, e *message.Entity, err error) error {
@@ -116,7 +113,8 @@ func (w *walker) visit(path []int, e *message.Entity, err error) error {
 		}
 		return nil
 	}
-	body, rerr := io.ReadAll(io.LimitReader(e.Body, 64<<20))
+	base64 := strings.EqualFold(strings.TrimSpace(e.Header.Get("Content-Transfer-Encoding")), "base64")
+	body, rerr := readPart(e.Body, w.left, base64)
 	if rerr != nil && len(body) == 0 {
 		return nil // a part whose encoding is broken: skipped
 	}
@@ -144,6 +142,44 @@ func (w *walker) visit(path []int, e *message.Entity, err error) error {
 		w.p.Files = append(w.p.Files, app.InboundFile{Name: name, Mimetype: ct, Data: body})
 	}
 	return nil
+}
+
+// maxPartBytes bounds one part's decoded body; more is cut.
+const maxPartBytes = 64 << 20
+
+// readPart reads a part's decoded body. Past its first 64 KiB (an attachment), the rest goes
+// into one buffer sized from what is left of the raw mail (3/4 of it for base64): io.ReadAll
+// allocated 46 MB as it grew to a 19 MB attachment and held two copies at its last growth
+// (bench/email). A buffer much bigger than the part (a first attachment of several) is
+// copied down to its size.
+func readPart(body io.Reader, left func() int, base64 bool) ([]byte, error) {
+	const head = 64 << 10
+	r := io.LimitReader(body, maxPartBytes)
+	b, err := io.ReadAll(io.LimitReader(r, head))
+	if err != nil || len(b) < head {
+		return b, err
+	}
+	rest := left() + 4<<10 // the parser reads ahead of the part a little
+	if base64 {
+		rest = rest/4*3 + 4<<10
+	}
+	b = append(make([]byte, 0, min(len(b)+rest, maxPartBytes+1)), b...)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // more than the estimate: grow as io.ReadAll does
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if errors.Is(err, io.EOF) {
+			if cap(b)-len(b) > len(b)/4 {
+				b = bytes.Clone(b)
+			}
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // body is the mail's new text: the plain part, or the HTML part as text, trimmed.
@@ -220,6 +256,15 @@ func references(h mail.Header) []string {
 	}
 	add(refs)
 	return out
+}
+
+// fromOf is the mail's From address: the first of the list, or one net/mail refuses read
+// loosely; nil when there is none.
+func fromOf(h mail.Header) *netmail.Address {
+	if list, err := h.AddressList("From"); err == nil && len(list) > 0 {
+		return &netmail.Address{Name: legacyText(list[0].Name), Address: list[0].Address}
+	}
+	return looseAddress(h.Get("From"))
 }
 
 // looseAddress reads a From that net/mail refuses (a bare address with junk around it).

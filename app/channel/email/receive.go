@@ -21,6 +21,7 @@ type Envelope struct {
 	RemoteIP net.IP   // nil when fetched over IMAP
 	HELO     string
 	Source   string // "smtp" or "imap"
+	seq      int64  // a queued mail's order of acceptance (order.go); 0: none
 }
 
 // Receiver takes inbound mail into chats.
@@ -33,6 +34,9 @@ type Receiver struct {
 	// (email.max_auto_replies_per_hour); past it a mail lands without a run. 0: no cap.
 	MaxAutoRepliesPerHour int
 	Log                   *slog.Logger
+
+	order  order  // the listener's mails, per sender, in the order accepted
+	shares shares // the integrations' mails being taken in at once (takeShare)
 }
 
 // DefaultMaxBytes is email.inbound.max_bytes's default.
@@ -55,51 +59,62 @@ const (
 
 // Receive takes one raw RFC 5322 message for an email integration: parse, authenticate,
 // thread, store (contact, chat, message, files), and start the assistant's run when allowed.
+// The IMAP poller calls it; the SMTP listener queues its mail for Take instead.
 func (r *Receiver) Receive(ctx context.Context, d app.Deployment, raw io.Reader, env Envelope) error {
-	if d.IntegrationID != app.IntegrationEmail {
-		return fmt.Errorf("email: integration %s is %s, not email", d.ID, d.IntegrationID)
-	}
 	data, err := r.read(raw)
 	if err != nil {
 		return err
+	}
+	return r.receive(ctx, d, data, env, nil)
+}
+
+// receive is Receive of a mail in memory; done, when set, runs inside the write that stores
+// the mail (or finds it taken before), so that the queue's copy goes in the same commit.
+func (r *Receiver) receive(ctx context.Context, d app.Deployment, data []byte, env Envelope, done func(app.Tx) error) error {
+	if d.IntegrationID != app.IntegrationEmail {
+		return fmt.Errorf("email: integration %s is %s, not email", d.ID, d.IntegrationID)
 	}
 	p, err := Parse(data)
 	if err != nil {
 		return err
 	}
 	if p.DSN != nil {
-		return r.bounce(ctx, d, p.DSN)
+		return r.bounce(ctx, d, p.DSN, done)
 	}
 	if p.From == nil || p.From.Address == "" {
 		return ErrNoSender
 	}
 	_, fromDomain, _ := strings.Cut(p.From.Address, "@")
 	auth := r.Auth.Check(ctx, data, env, fromDomain)
-	in := inbound{d: d, p: p, env: env, auth: auth, raw: data}
+	in := inbound{d: d, p: p, env: env, auth: auth, raw: data, done: done}
 	in.noRun = noRunReason(p, env, auth)
 	return r.store(ctx, in)
 }
 
-// read takes the raw mail, at most MaxBytes; a source that holds its bytes already (the
-// listener's buffer) is not copied again, which matters for a 25 MiB mail.
+// read takes the raw mail, at most MaxBytes; a source that holds its bytes already is not
+// copied again, which matters for a 25 MiB mail.
 func (r *Receiver) read(raw io.Reader) ([]byte, error) {
-	limit := r.MaxBytes
-	if limit <= 0 {
-		limit = DefaultMaxBytes
-	}
 	var data []byte
 	if held, ok := raw.(interface{ Bytes() []byte }); ok {
 		data = held.Bytes()
 	} else {
 		var err error
-		if data, err = io.ReadAll(io.LimitReader(raw, limit+1)); err != nil {
+		if data, err = io.ReadAll(io.LimitReader(raw, r.limit()+1)); err != nil {
 			return nil, fmt.Errorf("email: read: %w", err)
 		}
 	}
-	if int64(len(data)) > limit {
+	if int64(len(data)) > r.limit() {
 		return nil, ErrTooBig
 	}
 	return data, nil
+}
+
+// limit is MaxBytes, or its default.
+func (r *Receiver) limit() int64 {
+	if r.MaxBytes <= 0 {
+		return DefaultMaxBytes
+	}
+	return r.MaxBytes
 }
 
 // inbound is one mail on its way into a chat.
@@ -110,6 +125,7 @@ type inbound struct {
 	auth  Auth
 	raw   []byte
 	noRun string
+	done  func(app.Tx) error // see receive
 }
 
 // noRunReason tells why a mail must not be answered automatically ("" when it may be).
@@ -133,7 +149,7 @@ func (r *Receiver) store(ctx context.Context, in inbound) error {
 	err := write(s, ctx, func(tx Tx) error {
 		if in.p.MessageID != "" {
 			if _, err := tx.EmailThreadChat(in.d.OrgID, []string{in.p.MessageID}); err == nil {
-				return nil // a mail seen before: a resend, a second fetch
+				return then(tx, in.done) // a mail seen before: a resend, a second fetch
 			} else if !app.IsNotFound(err) {
 				return err
 			}
@@ -154,15 +170,25 @@ func (r *Receiver) store(ctx context.Context, in inbound) error {
 			return err
 		}
 		stopped = st
-		if in.p.MessageID == "" {
-			return nil
+		if in.p.MessageID != "" {
+			if err := tx.RecordEmail(in.d.OrgID, in.p.MessageID, th.chatID, m.ID, "in", "", m.CreatedAt); err != nil {
+				return err
+			}
 		}
-		return tx.RecordEmail(in.d.OrgID, in.p.MessageID, th.chatID, m.ID, "in", "", m.CreatedAt)
+		return then(tx, in.done)
 	})
 	if err == nil {
 		s.AbortRuns(stopped)
 	}
 	return err
+}
+
+// then runs done, if any, in the write.
+func then(tx Tx, done func(app.Tx) error) error {
+	if done == nil {
+		return nil
+	}
+	return done(tx)
 }
 
 // capped tells whether the contact had its hourly share of the assistant's answers, or is
@@ -199,7 +225,7 @@ func (in inbound) metadata() map[string]any {
 // joins its suppression list and the contact is unsubscribed (reason bounce), as a broadcast's
 // bounce does; any other address is ignored. The DSN
 // itself opens no chat and starts no run.
-func (r *Receiver) bounce(ctx context.Context, d app.Deployment, dsn *DSN) error {
+func (r *Receiver) bounce(ctx context.Context, d app.Deployment, dsn *DSN, done func(app.Tx) error) error {
 	s := r.Service
 	ignored := 0
 	err := write(s, ctx, func(tx Tx) error {
@@ -223,7 +249,7 @@ func (r *Receiver) bounce(ctx context.Context, d app.Deployment, dsn *DSN) error
 				return err
 			}
 		}
-		return nil
+		return then(tx, done)
 	})
 	if err != nil {
 		return err

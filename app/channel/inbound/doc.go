@@ -14,4 +14,9 @@
 // connector's channel.MediaFetcher; then the domain's rule "a channel contact wrote"
 // (app.Service.ChannelMessage) finds or makes the contact, joins or opens the chat and starts
 // the assistant's run. A status moves the delivery of the reply the provider names.
+//
+// A channel that queues its own input and stores it its own way implements channel.Taker:
+// the email channel's SMTP listener queues each accepted mail with Queue, and the worker
+// hands it back whole to the email Receiver (docs/decisions/email-queue.md). Bodies live in
+// a table of their own (channel_update_bodies), which leases never rewrite.
 package inbound

@@ -2,7 +2,9 @@ package inbound
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"sync/atomic"
 
 	"wsapi/app"
 	"wsapi/app/channel"
@@ -39,9 +41,42 @@ func (r *Receiver) Receive(ctx context.Context, typ, asi string, header http.Hea
 		return errRefused
 	}
 	now := app.At(r.Service.Clock().Now())
-	u := Update{ID: app.NewID("upd"), OrgID: d.OrgID, DeploymentID: d.ID, IntegrationID: typ, Body: body,
+	u := Update{ID: updateID(), OrgID: d.OrgID, DeploymentID: d.ID, IntegrationID: typ, Body: body,
 		NextAttemptAt: now, CreatedAt: now}
 	return r.Spool.Put(ctx, u)
+}
+
+// Queue stores a body for the worker once for each integration, due now, in one write: once
+// it returns nil the body is committed (the SMTP listener answers 250 only then). The commit
+// nudges the worker.
+func Queue(ctx context.Context, s *app.Service, body []byte, ds ...app.Deployment) error {
+	now := app.At(s.Clock().Now())
+	return s.Store().Write(ctx, func(tx app.Tx) error {
+		itx, err := txOf(tx)
+		if err != nil {
+			return err
+		}
+		for _, d := range ds {
+			u := Update{ID: updateID(), OrgID: d.OrgID, DeploymentID: d.ID, IntegrationID: d.IntegrationID,
+				Body: body, NextAttemptAt: now, CreatedAt: now}
+			if err := itx.QueueUpdate(u); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+var queuedCount atomic.Uint64
+
+// updateID is an update's id in the order of queueing: the second of app.NewID, then this
+// process's count, then randomness. Claims take due updates by due time, then id, and updates
+// queued within one millisecond (or under a test's clock, which stands still) are then taken
+// in the order they came: the email channel's reply must follow its first mail
+// (app/channel/email/order.go).
+func updateID() string {
+	id := app.NewID("upd") // "upd_", 6 digits of the second, 14 random
+	return fmt.Sprintf("%s%012d%s", id[:10], queuedCount.Add(1)%1e12, id[10:18])
 }
 
 // deployment reads the integration of a hook with its secrets: of that type, its assistant

@@ -25,7 +25,10 @@ type Worker struct {
 	Service *app.Service
 	Inbound map[string]channel.Inbound // by integration type; a MediaFetcher too when it has media
 	// Spool is where the hook keeps the updates; the worker's relay queues them in the store.
-	Spool   Spool
+	Spool Spool
+	// Takers take their queued bodies whole, by integration type (email's listener queues
+	// its mail here: Queue).
+	Takers  map[string]channel.Taker
 	Workers int
 	PerOrg  int // in flight per organization (0: app.OrgShare's default)
 	Tick    time.Duration
@@ -171,12 +174,15 @@ func (w *Worker) process(ctx context.Context, u Update) (dropped bool, err error
 		d, err = tx.GetDeployment(u.OrgID, "", u.DeploymentID)
 		return err
 	})
-	in := w.Inbound[u.IntegrationID]
-	if app.IsNotFound(err) || in == nil {
+	in, taker := w.Inbound[u.IntegrationID], w.Takers[u.IntegrationID]
+	if app.IsNotFound(err) || (in == nil && taker == nil) {
 		return false, errUnreadable{errors.New("inbound: the integration is gone")}
 	}
 	if err != nil {
 		return false, err
+	}
+	if taker != nil {
+		return w.takeWhole(ctx, d, taker, u)
 	}
 	items, err := in.Parse(ctx, d, u.Body)
 	if err != nil {
@@ -198,4 +204,22 @@ func (w *Worker) process(ctx context.Context, u Update) (dropped bool, err error
 		}
 	}
 	return dropped, nil
+}
+
+// takeWhole hands a body to its channel's Taker, which drops it from the queue in the write
+// that stores it (dropped). A Permanent error makes it unreadable: dropped at once.
+func (w *Worker) takeWhole(ctx context.Context, d app.Deployment, t channel.Taker, u Update) (dropped bool, err error) {
+	err = t.Take(ctx, d, u.Body, func(tx app.Tx) error {
+		itx, err := txOf(tx)
+		if err == nil {
+			err = itx.DropUpdate(u.ID)
+		}
+		dropped = err == nil
+		return err
+	})
+	var perm channel.Permanent
+	if errors.As(err, &perm) {
+		return false, errUnreadable{err}
+	}
+	return dropped && err == nil, err
 }

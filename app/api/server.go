@@ -80,6 +80,8 @@ type Server struct {
 	kept *keptAnswers
 	// streams ends open streams whose key, member or role changed (streamguard.go).
 	streams *streamGuard
+	// detached counts the streams served off net/http (ssedetach.go).
+	detached detachedStreams
 	// widget serves the web widget's files; visitorLimits bound its visitors (widget.go).
 	widget        *widget.Assets
 	visitorLimits *visitorLimits

@@ -1,0 +1,122 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"runtime/pprof"
+	"strings"
+	"testing"
+	"time"
+
+	"wsapi/app/apitest"
+	"wsapi/cli"
+)
+
+// detachEnv is a widget of an assistant that never runs, its streams' heartbeat every.
+func detachEnv(t *testing.T, every time.Duration) (*apitest.Env, string) {
+	t.Helper()
+	e := apitest.New(t, apitest.NoRuns, func(c *cli.Config) { c.Events.StreamHeartbeat = every })
+	asst := newAssistant(t, e, e.AdminKey, map[string]any{"name": "Aria"})
+	var d map[string]any
+	e.Do("POST", asiPath(asst), e.AdminKey, map[string]any{"integration_id": "internal", "name": "Site"}).Expect(201).JSON(&d)
+	return e, d["id"].(string)
+}
+
+// goroutinesIn counts this process's goroutines with fn on their stack.
+func goroutinesIn(fn string) int {
+	var b bytes.Buffer
+	_ = pprof.Lookup("goroutine").WriteTo(&b, 2)
+	n := 0
+	for _, g := range strings.Split(b.String(), "\n\n") {
+		if strings.Contains(g, fn) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestVisitorStreamRunsOffNetHTTPOnOneGoroutine: once a visitor's stream is synced, its
+// connection is served off net/http (hijacked, docs/decisions/detached-streams.md) by one
+// goroutine of its own: no handler left in the server's pump, no background read of
+// net/http's. Not parallel: it counts the process's goroutines.
+func TestVisitorStreamRunsOffNetHTTPOnOneGoroutine(t *testing.T) {
+	e, asi := detachEnv(t, time.Hour)
+	const streams = 3
+	for range streams {
+		openVisitor(t, e, asi)
+	}
+	e.Eventually(5*time.Second, "every stream detached", func() bool { return e.Runtime.API.Detached() == streams })
+	if n := goroutinesIn("api.(*detachedStream).serve"); n != streams {
+		t.Errorf("%d goroutines serve the %d detached streams, want one each", n, streams)
+	}
+	for _, fn := range []string{"net/http.(*connReader).backgroundRead", "api.(*Server).pump"} {
+		if n := goroutinesIn(fn); n != 0 {
+			t.Errorf("%d goroutines in %s with only detached streams open", n, fn)
+		}
+	}
+}
+
+// TestDetachedVisitorStreamHeartbeatsAndEndsWithTheHub: a stream served off net/http still
+// carries the heartbeat and a member's reply, and ends when the server's hub closes (the
+// shutdown), which WaitStreams then sees.
+func TestDetachedVisitorStreamHeartbeatsAndEndsWithTheHub(t *testing.T) {
+	t.Parallel()
+	e, asi := detachEnv(t, 20*time.Millisecond)
+	api := e.Runtime.API
+	v := openVisitor(t, e, asi)
+	e.Eventually(5*time.Second, "the stream detached", func() bool { return api.Detached() == 1 })
+	for range 2 {
+		if ev := v.s.NextBlock(2 * time.Second); !ev.Heartbeat() {
+			t.Fatalf("an idle detached stream sent %+v, want a heartbeat", ev)
+		}
+	}
+	v.live(t, e, "detached")
+
+	e.Runtime.Hub.Close()
+	if !v.s.Ended(2 * time.Second) {
+		t.Fatal("the detached stream still open after the hub closed")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := api.WaitStreams(ctx); err != nil || api.Detached() != 0 {
+		t.Fatalf("WaitStreams: %v with %d detached", err, api.Detached())
+	}
+}
+
+// TestDetachedVisitorStreamSeesItsClientLeaveAndResumes: with no heartbeat due (that write
+// would fail too), a detached stream's read sees its client leave: the subscription and the
+// goroutine go at once. The visitor then resumes with Last-Event-ID and gets exactly what it
+// missed, then live replies.
+func TestDetachedVisitorStreamSeesItsClientLeaveAndResumes(t *testing.T) {
+	t.Parallel()
+	e, asi := detachEnv(t, time.Hour)
+	hub, api := e.Runtime.Hub, e.Runtime.API
+	v := openVisitor(t, e, asi)
+	e.Eventually(5*time.Second, "the stream detached", func() bool { return api.Detached() == 1 })
+	v.reply(e, "first")
+	first := nextOf(v.s, "message.created")
+	if first.Map(t)["text"] != "first" || first.ID == "" {
+		t.Fatalf("reply on the detached stream: %+v", first)
+	}
+
+	v.s.Close()
+	e.Eventually(5*time.Second, "the subscription freed", func() bool { return hub.Watchers() == 0 && api.Detached() == 0 })
+
+	v.reply(e, "second")
+	v.reply(e, "third")
+	again := e.Stream("/widget/"+asi+"/api/stream?token="+v.token+"&chat_id="+v.chatID, "", first.ID)
+	var texts []string
+	for len(texts) < 2 {
+		if ev := again.Next(); ev.Type == "message.created" {
+			texts = append(texts, ev.Map(t)["text"].(string))
+		}
+	}
+	if strings.Join(texts, ",") != "second,third" {
+		t.Fatalf("resumed after %s: %v, want second,third", first.ID, texts)
+	}
+	e.Eventually(5*time.Second, "the resumed stream detached", func() bool { return api.Detached() == 1 })
+	v.reply(e, "live") // the next message.created: none of the resumed ones again
+	if ev := nextOf(again, "message.created"); ev.Map(t)["text"] != "live" {
+		t.Fatalf("after the resume: %v", ev.Map(t))
+	}
+}

@@ -105,6 +105,7 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 		s.conns = connection.New(svc, nil, nil, nil)
 	}
 	s.streams = newStreamGuard(svc, cfg.StreamAuthCheck, log)
+	s.detached.register(cfg.Ops.Metrics)
 	s.widget = widget.LoadAssets()
 	s.visitorLimits = newVisitorLimits(cfg.Widget, svc.Clock(), func(rq *Request) string { return clientIP(rq.R, cfg.TrustedProxies) })
 	if cfg.RateLimitPerMinute > 0 { // 0 turns rate limiting off (http.rate_limit_per_minute)

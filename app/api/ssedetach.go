@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"wsapi/app"
 	"wsapi/app/stream"
 )
@@ -30,6 +32,17 @@ import (
 type detachedStreams struct {
 	wg   sync.WaitGroup
 	open atomic.Int64
+}
+
+// register reports the count as wsapi_http_streams_detached: a detached stream's request
+// has ended for net/http, so wsapi_http_requests_in_flight no longer counts it.
+func (d *detachedStreams) register(m *Metrics) {
+	if m == nil {
+		return
+	}
+	_ = m.Registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: "http_streams_detached",
+		Help: "Event streams open and served off net/http (their request has ended for the in-flight gauge)."},
+		func() float64 { return float64(d.open.Load()) }))
 }
 
 // Detached is the number of open streams served off net/http (for tests and metrics).

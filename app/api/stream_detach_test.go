@@ -120,3 +120,20 @@ func TestDetachedVisitorStreamSeesItsClientLeaveAndResumes(t *testing.T) {
 		t.Fatalf("after the resume: %v", ev.Map(t))
 	}
 }
+
+// TestDetachedStreamsGauge: wsapi_http_streams_detached counts the open detached streams
+// (their requests have ended for wsapi_http_requests_in_flight).
+func TestDetachedStreamsGauge(t *testing.T) {
+	t.Parallel()
+	e := metricsEnv(t, func(c *cli.Config) { c.Events.StreamHeartbeat = time.Hour })
+	chat := chConversation(e, e.AdminKey, "c", "Gauge")["id"].(string)
+	s, _ := stOpen(t, e, e.AdminKey, chat)
+	e.Eventually(5*time.Second, "the stream detached", func() bool { return e.Runtime.API.Detached() == 1 })
+	if v := metricValue(scrape(t, e), "wsapi_http_streams_detached"); v != 1 {
+		t.Fatalf("wsapi_http_streams_detached %v with one stream open, want 1", v)
+	}
+	s.Close()
+	e.Eventually(5*time.Second, "the gauge back to 0", func() bool {
+		return metricValue(scrape(t, e), "wsapi_http_streams_detached") == 0
+	})
+}

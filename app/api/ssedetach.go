@@ -66,9 +66,10 @@ func (s *Server) WaitStreams(ctx context.Context) error {
 
 // serveStream writes the subscription's live items until the stream ends, then runs end
 // (which unsubscribes and frees the stream's slots): on a connection detached from net/http
-// when it can be, else in the handler.
+// when it can be, else in the handler. Only an HTTP/1.1 answer is chunked, which the frames of
+// a detached stream continue: HTTP/1.0's body runs to the close, HTTP/2 has no Hijack.
 func (s *Server) serveStream(rq *Request, w *sseWriter, sub *stream.Subscriber, st *sent, end func()) {
-	if w.detach() {
+	if rq.R.ProtoMajor == 1 && rq.R.ProtoMinor == 1 && w.detach() {
 		d := &detachedStream{w: w, sub: sub, st: st, every: s.cfg.StreamHeartbeat}
 		s.cfg.Hub.Wake(sub, d.wake)
 		s.detached.wg.Add(1)

@@ -1,8 +1,12 @@
 package api_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"fmt"
+	"net"
+	"net/http"
 	"runtime/pprof"
 	"strings"
 	"testing"
@@ -136,4 +140,42 @@ func TestDetachedStreamsGauge(t *testing.T) {
 	e.Eventually(5*time.Second, "the gauge back to 0", func() bool {
 		return metricValue(scrape(t, e), "wsapi_http_streams_detached") == 0
 	})
+}
+
+// TestHTTP10VisitorStreamIsNotChunked: an HTTP/1.0 client's answer is not chunked (its body
+// runs to the close), so its stream stays in the handler and its events come unframed.
+func TestHTTP10VisitorStreamIsNotChunked(t *testing.T) {
+	t.Parallel()
+	e, asi := detachEnv(t, time.Hour)
+	v := openVisitor(t, e, asi)
+	v.s.Close()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(e.Server.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintf(conn, "GET /widget/%s/api/stream?token=%s&chat_id=%s HTTP/1.0\r\nHost: test\r\n\r\n", asi, v.token, v.chatID)
+	br := bufio.NewReader(conn)
+	res, err := http.ReadResponse(br, nil)
+	if err != nil || res.StatusCode != 200 || len(res.TransferEncoding) != 0 {
+		t.Fatalf("HTTP/1.0 stream: %v %+v", err, res)
+	}
+	v.reply(e, "plain")
+	body := bufio.NewReader(res.Body)
+	for {
+		line, err := body.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading the HTTP/1.0 stream: %v", err)
+		}
+		if line != "\n" && !strings.HasPrefix(line, "id: ") && !strings.HasPrefix(line, "event: ") && !strings.HasPrefix(line, "data: ") {
+			t.Fatalf("HTTP/1.0 stream line %q: not an event line", line)
+		}
+		if strings.Contains(line, `"text":"plain"`) {
+			break
+		}
+	}
+	if n := e.Runtime.API.Detached(); n != 0 {
+		t.Fatalf("%d streams detached; an HTTP/1.0 one must stay in its handler", n)
+	}
 }

@@ -31,10 +31,9 @@ var errCut = errors.New("api: stream subscription ended")
 type sseWriter struct {
 	w  http.ResponseWriter // nil once detached
 	rc *http.ResponseController
-	// conn is the stream's connection once detached from net/http; chunk frames out on it.
-	conn  net.Conn
-	chunk bytes.Buffer
-	out   []byte
+	// conn is the stream's connection once detached from net/http.
+	conn net.Conn
+	out  []byte
 	// hold defers the flush while pump writes what is already queued (see writeQueued).
 	hold bool
 	// mu orders the deadlines: once cut, no write may set a later one.
@@ -163,15 +162,16 @@ func (w *sseWriter) flush() (err error) {
 	return err
 }
 
-// release empties out, and lets a large one go: an idle stream keeps no big buffer.
+// release empties out and lets it go when it is large, or when the stream is detached: a
+// detached stream is idle between flushes and keeps no buffer (thousands of them are open).
 func (w *sseWriter) release() {
-	if cap(w.out) > idleBuffer {
+	if w.conn != nil || cap(w.out) > idleBuffer {
 		w.out = nil
 	}
 	w.out = w.out[:0]
 }
 
-// idleBuffer is the most of out an idle stream keeps for its next event.
+// idleBuffer is the most of out a stream in its handler keeps for its next event.
 const idleBuffer = 512
 
 // persisted writes a stored event with its seq as id.

@@ -108,13 +108,10 @@ func (w *sseWriter) writeChunk() error {
 	if len(w.out) == 0 {
 		return nil
 	}
-	w.chunk.Reset()
-	cw := httputil.NewChunkedWriter(&w.chunk)
-	_, _ = cw.Write(w.out) // a bytes.Buffer does not fail
-	_, err := w.conn.Write(w.chunk.Bytes())
-	if w.chunk.Cap() > idleBuffer {
-		w.chunk = bytes.Buffer{}
-	}
+	var chunk bytes.Buffer // not kept: an idle stream holds no buffer
+	chunk.Grow(len(w.out) + 16)
+	_, _ = httputil.NewChunkedWriter(&chunk).Write(w.out) // a bytes.Buffer does not fail
+	_, err := w.conn.Write(chunk.Bytes())
 	return err
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http/httputil"
 	"os"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,10 +28,7 @@ import (
 
 // detachedStreams counts the streams served off net/http, so a shutdown can wait for them
 // (net/http's Shutdown does not wait for hijacked connections).
-type detachedStreams struct {
-	wg   sync.WaitGroup
-	open atomic.Int64
-}
+type detachedStreams struct{ open atomic.Int64 }
 
 // register reports the count as wsapi_http_streams_detached: a detached stream's request
 // has ended for net/http, so wsapi_http_requests_in_flight no longer counts it.
@@ -49,19 +45,20 @@ func (d *detachedStreams) register(m *Metrics) {
 func (s *Server) Detached() int { return int(s.detached.open.Load()) }
 
 // WaitStreams waits until every detached stream has ended (the hub's Close ends them) or ctx
-// ends: a shutdown calls it after the server's own drain.
+// ends: a shutdown calls it after the server's own drain. It looks at the count every 10 ms
+// rather than on a WaitGroup, which a handler still detaching after a timed-out drain could
+// not safely join.
 func (s *Server) WaitStreams(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() {
-		s.detached.wg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for s.detached.open.Load() > 0 {
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
+	return nil
 }
 
 // serveStream writes the subscription's live items until the stream ends, then runs end
@@ -72,7 +69,6 @@ func (s *Server) serveStream(rq *Request, w *sseWriter, sub *stream.Subscriber, 
 	if rq.R.ProtoMajor == 1 && rq.R.ProtoMinor == 1 && w.detach() {
 		d := &detachedStream{w: w, sub: sub, st: st, every: s.cfg.StreamHeartbeat}
 		s.cfg.Hub.Wake(sub, d.wake)
-		s.detached.wg.Add(1)
 		s.detached.open.Add(1)
 		go s.runDetached(d, end)
 		return
@@ -130,7 +126,6 @@ func (d *detachedStream) wake() { _ = d.w.conn.SetReadDeadline(time.Now()) }
 // runDetached serves a detached stream until it ends, then closes its connection and runs
 // end. A panic ends this stream alone.
 func (s *Server) runDetached(d *detachedStream, end func()) {
-	defer s.detached.wg.Done()
 	defer s.detached.open.Add(-1)
 	err := app.Safely(func() error { d.serve(); return nil })
 	_ = d.w.conn.Close()

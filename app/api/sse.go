@@ -36,9 +36,11 @@ type sseWriter struct {
 	out  []byte
 	// hold defers the flush while pump writes what is already queued (see writeQueued).
 	hold bool
-	// mu orders the deadlines: once cut, no write may set a later one.
-	mu  sync.Mutex
-	cut bool
+	// mu orders the deadlines: once cut, no write may set a later one. done: the handler
+	// has returned, and the ResponseWriter is net/http's again (finish).
+	mu   sync.Mutex
+	cut  bool
+	done bool
 	// rewrite, when set, turns each stored event into what this client may see, or drops it
 	// (false): the widget's visitors (widget.Event). Deltas pass as they are.
 	rewrite func(typ string, data []byte) ([]byte, bool)
@@ -58,7 +60,11 @@ func startSSE(rq *Request, sub *stream.Subscriber) (*sseWriter, error) {
 	// server's last flush. Run by the subscription's end, so an open stream holds no goroutine
 	// of its own for it.
 	sub.AfterEnd(w.cutOff)
-	return w, w.flush()
+	if err := w.flush(); err != nil {
+		w.finish()
+		return nil, err
+	}
+	return w, nil
 }
 
 // cutOff fails every write from now on, one blocked on a slow client included, and wakes a
@@ -67,11 +73,26 @@ func (w *sseWriter) cutOff() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.cut = true
-	if w.conn != nil {
+	switch {
+	case w.conn != nil:
 		_ = w.conn.SetDeadline(time.Now())
-		return
+	case !w.done:
+		_ = w.rc.SetWriteDeadline(time.Now())
 	}
-	_ = w.rc.SetWriteDeadline(time.Now())
+}
+
+// finish must run before the handler of a stream that was not detached returns: the
+// subscription's end runs cutOff in a goroutine of its own, which may come after that
+// return, and net/http's HTTP/2 server frees the ResponseWriter with its handler (a deadline
+// set then was a nil dereference that ended the process). It also cuts the server's last
+// flush short, so that no write waits on the client once the stream is over.
+func (w *sseWriter) finish() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.conn == nil && !w.done {
+		w.cut, w.done = true, true
+		_ = w.rc.SetWriteDeadline(time.Now())
+	}
 }
 
 // isCut tells whether cutOff ran.

@@ -74,6 +74,7 @@ func (s *Server) serveStream(rq *Request, w *sseWriter, sub *stream.Subscriber, 
 		return
 	}
 	defer end()
+	defer w.finish() // before end: its Unsubscribe's cutOff then leaves the writer alone
 	s.pump(rq, w, sub, st)
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"runtime/pprof"
 	"strings"
 	"testing"
@@ -177,5 +178,41 @@ func TestHTTP10VisitorStreamIsNotChunked(t *testing.T) {
 	}
 	if n := e.Runtime.API.Detached(); n != 0 {
 		t.Fatalf("%d streams detached; an HTTP/1.0 one must stay in its handler", n)
+	}
+}
+
+// TestHTTP2VisitorStreamStaysInItsHandler: HTTP/2 has no Hijack, so a stream over it is served
+// by its handler as before, and carries replies all the same.
+func TestHTTP2VisitorStreamStaysInItsHandler(t *testing.T) {
+	t.Parallel()
+	e, asi := detachEnv(t, time.Hour)
+	v := openVisitor(t, e, asi)
+	v.s.Close()
+	srv := httptest.NewUnstartedServer(e.Runtime.Handler)
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/widget/"+asi+"/api/stream?token="+v.token+"&chat_id="+v.chatID, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	res, err := srv.Client().Do(req)
+	if err != nil || res.StatusCode != 200 || res.ProtoMajor != 2 {
+		t.Fatalf("HTTP/2 stream: %v %+v", err, res)
+	}
+	defer res.Body.Close()
+	v.reply(e, "over h2")
+	body := bufio.NewReader(res.Body)
+	for {
+		line, err := body.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading the HTTP/2 stream: %v", err)
+		}
+		if strings.Contains(line, `"text":"over h2"`) {
+			break
+		}
+	}
+	if n := e.Runtime.API.Detached(); n != 0 {
+		t.Fatalf("%d streams detached; an HTTP/2 one must stay in its handler", n)
 	}
 }

@@ -76,6 +76,7 @@ func (s *Server) startChatStream(rq *Request, sub *stream.Subscriber, snap strea
 	w.rewrite = rewrite
 	st := &sent{seq: snap.LastSeq, offsets: map[string]int{}}
 	if err := s.chatBacklog(rq, w, st, from, snap); err != nil {
+		w.finish()
 		logFrom(rq.R).Info("chat stream ended", "err", err)
 		return nil, nil
 	}
@@ -235,6 +236,7 @@ func (s *Server) startOrgStream(rq *Request, sub *stream.Subscriber, snap stream
 		err = s.writeBacklog(rq, w, st, "", f.Matches)
 	}
 	if err != nil {
+		w.finish()
 		logFrom(rq.R).Info("event stream ended", "err", err)
 		return nil, nil
 	}

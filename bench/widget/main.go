@@ -90,10 +90,12 @@ func run(o options) error {
 	if _, err := b.apiP99(o.apiCalls, o.apiRounds); err != nil {
 		return err
 	}
+	cpu0 := srv.cpu()
 	p99Idle, err := b.apiP99(o.apiCalls, o.apiRounds)
 	if err != nil {
 		return err
 	}
+	cpuIdle := srv.cpu() - cpu0
 	streams, err := b.openStreams(o.sessions)
 	if err != nil {
 		return err
@@ -104,10 +106,12 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	cpu0 = srv.cpu()
 	p99Streams, err := b.apiP99(o.apiCalls, o.apiRounds)
 	if err != nil {
 		return err
 	}
+	cpuStreams := srv.cpu() - cpu0
 	if o.profile != "" {
 		for _, kind := range []string{"heap", "goroutine"} {
 			if err := srv.profile(context.Background(), kind, filepath.Join(o.profile, kind+".pb.gz")); err != nil {
@@ -123,6 +127,11 @@ func run(o options) error {
 		per(idle.heap, open.heap), per(idle.stacks, open.stacks), float64(open.goroutines-idle.goroutines)/float64(max(1, len(streams))))
 	fmt.Printf("phase 1: GET /orgs/c p99 %v idle, %v with the streams open (%+.0f%%)\n",
 		p99Idle, p99Streams, 100*(float64(p99Streams)/float64(p99Idle)-1))
+	// The server's CPU over the calls, all of it (the collector, heartbeats, anything the open
+	// streams make it do): unlike a p99, a busy machine does not move it much.
+	calls := time.Duration(o.apiCalls * max(1, o.apiRounds))
+	fmt.Printf("phase 1: server CPU a GET /orgs/c (everything the server did meanwhile, by calls) %v idle, %v with the streams open\n",
+		cpuIdle/calls, cpuStreams/calls)
 	if !o.keep {
 		for _, s := range streams {
 			s.Close()

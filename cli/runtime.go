@@ -48,7 +48,10 @@ type Runtime struct {
 	// Connections are the connections' rules (app/connection), over Service.
 	Connections *connection.Service
 	Handler     http.Handler
-	Log         *slog.Logger
+	// API is the JSON API, widget and hooks inside Handler; its detached event streams
+	// outlive net/http's drain, so a shutdown waits for them too (API.WaitStreams).
+	API *api.Server
+	Log *slog.Logger
 
 	Dispatcher *webhook.Dispatcher
 	Sender     *mail.Worker
@@ -166,7 +169,7 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		rt.closeStores()
 		return nil, err
 	}
-	rt.Handler = withWebApp(handler, rt.Web)
+	rt.API, rt.Handler = handler, withWebApp(handler, rt.Web)
 	return rt, nil
 }
 

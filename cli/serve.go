@@ -127,6 +127,11 @@ func (e *env) shutdown(srv *http.Server, rt *Runtime, errc <-chan error) error {
 		log.Warn("shutdown: requests still in flight at the timeout; closing their connections", "err", err)
 		srv.Close()
 	}
+	// The event streams served off net/http (hijacked) end with the hub, which Shutdown
+	// closed; its drain does not wait for them.
+	if err := rt.API.WaitStreams(ctx); err != nil {
+		log.Warn("shutdown: event streams still open at the timeout", "err", err)
+	}
 	if serveErr := <-errc; serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return serveErr
 	}

@@ -1,9 +1,12 @@
 package cli_test
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -94,5 +97,46 @@ func TestOneKeyCannotLockOutTheServer(t *testing.T) {
 	case <-ended:
 	case <-time.After(time.Second):
 		t.Fatalf("the stream of a key deleted by another process still open after 1 s")
+	}
+}
+
+// TestServeEndsOpenStreamsOnShutdown: a stream served off net/http (detached, which
+// http.Server.Shutdown neither ends nor waits for) ends on SIGTERM, and the process exits 0 at
+// once, not at http.shutdown_timeout, with no stream left open.
+func TestServeEndsOpenStreamsOnShutdown(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startServe(t, dir, filepath.Join(dir, "app.db"), "APP_HTTP_SHUTDOWN_TIMEOUT=15s")
+	admin := bannerTokenRE.FindString(s.log())
+	req, _ := http.NewRequest("GET", "http://"+s.addr+"/orgs/c/events/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+admin)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("open a stream: %v %v", res, err)
+	}
+	defer res.Body.Close()
+	br := bufio.NewReader(res.Body)
+	if line, err := br.ReadString('\n'); err != nil || !strings.HasPrefix(line, "id: ") {
+		t.Fatalf("the stream's position: %q %v", line, err)
+	}
+	ended := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, br)
+		close(ended)
+	}()
+	start := time.Now()
+	if code := s.stop(); code != 0 {
+		t.Fatalf("exit code %d:\n%s", code, s.log())
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the exit took %s with a stream open", took)
+	}
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stream still open after the process exited")
+	}
+	if strings.Contains(s.log(), "event streams still open") {
+		t.Errorf("shutdown waited on open streams:\n%s", s.log())
 	}
 }

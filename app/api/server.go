@@ -80,6 +80,8 @@ type Server struct {
 	kept *keptAnswers
 	// streams ends open streams whose key, member or role changed (streamguard.go).
 	streams *streamGuard
+	// detached counts the streams served off net/http (ssedetach.go).
+	detached detachedStreams
 	// widget serves the web widget's files; visitorLimits bound its visitors (widget.go).
 	widget        *widget.Assets
 	visitorLimits *visitorLimits
@@ -103,6 +105,7 @@ func New(svc *app.Service, db Pinger, cfg Config, log *slog.Logger) *Server {
 		s.conns = connection.New(svc, nil, nil, nil)
 	}
 	s.streams = newStreamGuard(svc, cfg.StreamAuthCheck, log)
+	s.detached.register(cfg.Ops.Metrics)
 	s.widget = widget.LoadAssets()
 	s.visitorLimits = newVisitorLimits(cfg.Widget, svc.Clock(), func(rq *Request) string { return clientIP(rq.R, cfg.TrustedProxies) })
 	if cfg.RateLimitPerMinute > 0 { // 0 turns rate limiting off (http.rate_limit_per_minute)

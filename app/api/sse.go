@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"errors"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -24,16 +25,22 @@ const backlogPage = 500
 // errCut is a write to a stream whose subscription has ended.
 var errCut = errors.New("api: stream subscription ended")
 
-// sseWriter writes Server-Sent Events and flushes after each, unless hold is set.
+// sseWriter writes Server-Sent Events and flushes after each, unless hold is set. Events
+// gather in out until the flush, which sends them in one write: through net/http, or, once
+// the stream is detached (ssedetach.go), as one chunk on its own connection.
 type sseWriter struct {
-	w  http.ResponseWriter
+	w  http.ResponseWriter // nil once detached
 	rc *http.ResponseController
-	b  bytes.Buffer
+	// conn is the stream's connection once detached from net/http.
+	conn net.Conn
+	out  []byte
 	// hold defers the flush while pump writes what is already queued (see writeQueued).
 	hold bool
-	// mu orders the write deadlines: once cut, no write may set a later one.
-	mu  sync.Mutex
-	cut bool
+	// mu orders the deadlines: once cut, no write may set a later one. done: the handler
+	// has returned, and the ResponseWriter is net/http's again (finish).
+	mu   sync.Mutex
+	cut  bool
+	done bool
 	// rewrite, when set, turns each stored event into what this client may see, or drops it
 	// (false): the widget's visitors (widget.Event). Deltas pass as they are.
 	rewrite func(typ string, data []byte) ([]byte, bool)
@@ -48,22 +55,51 @@ func startSSE(rq *Request, sub *stream.Subscriber) (*sseWriter, error) {
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	rq.W.WriteHeader(http.StatusOK)
 	w := &sseWriter{w: rq.W, rc: http.NewResponseController(rq.W)}
-	// The server's WriteTimeout counts from the request's start; a stream sets its own.
-	_ = w.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
 	// Once the subscription ends (dropped, revoked, the hub closing, or the handler's own
 	// Unsubscribe as it returns) no write may wait on the client: not the pump's, nor the
 	// server's last flush. Run by the subscription's end, so an open stream holds no goroutine
 	// of its own for it.
 	sub.AfterEnd(w.cutOff)
-	return w, w.flush()
+	if err := w.flush(); err != nil {
+		w.finish()
+		return nil, err
+	}
+	return w, nil
 }
 
-// cutOff fails every write from now on, one blocked on a slow client included.
+// cutOff fails every write from now on, one blocked on a slow client included, and wakes a
+// detached stream's goroutine from its read.
 func (w *sseWriter) cutOff() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.cut = true
-	_ = w.rc.SetWriteDeadline(time.Now())
+	switch {
+	case w.conn != nil:
+		_ = w.conn.SetDeadline(time.Now())
+	case !w.done:
+		_ = w.rc.SetWriteDeadline(time.Now())
+	}
+}
+
+// finish must run before the handler of a stream that was not detached returns: the
+// subscription's end runs cutOff in a goroutine of its own, which may come after that
+// return, and net/http's HTTP/2 server frees the ResponseWriter with its handler (a deadline
+// set then was a nil dereference that ended the process). It also cuts the server's last
+// flush short, so that no write waits on the client once the stream is over.
+func (w *sseWriter) finish() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.conn == nil && !w.done {
+		w.cut, w.done = true, true
+		_ = w.rc.SetWriteDeadline(time.Now())
+	}
+}
+
+// isCut tells whether cutOff ran.
+func (w *sseWriter) isCut() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cut
 }
 
 // event writes one event; an empty id writes no id line (the client keeps its last one).
@@ -74,9 +110,8 @@ func (w *sseWriter) event(id, typ string, data []byte) error {
 			return nil
 		}
 	}
-	w.b.Reset()
-	w.b.Write(appendEvent(w.b.AvailableBuffer(), id, typ, data))
-	return w.write(w.b.Bytes())
+	w.out = appendEvent(w.out, id, typ, data)
+	return w.written()
 }
 
 // appendEvent appends the wire form of one event to b.
@@ -92,9 +127,8 @@ func appendEvent(b []byte, id, typ string, data []byte) []byte {
 // position writes an id with no data: the client's Last-Event-ID moves to it, and no event
 // is dispatched (so a client that reconnects before any event resumes from here).
 func (w *sseWriter) position(seq int64) error {
-	w.b.Reset()
-	w.b.WriteString("id: " + strconv.FormatInt(seq, 10) + "\n\n")
-	return w.write(w.b.Bytes())
+	w.out = append(strconv.AppendInt(append(w.out, "id: "...), seq, 10), "\n\n"...)
+	return w.written()
 }
 
 // ping is the heartbeat comment that keeps proxies from closing an idle stream.
@@ -104,25 +138,62 @@ func (w *sseWriter) ping() error {
 
 // write writes p, which it does not keep.
 func (w *sseWriter) write(p []byte) error {
-	w.mu.Lock()
-	cut := w.cut
-	if !cut {
-		_ = w.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
-	}
-	w.mu.Unlock()
-	if cut {
-		return errCut
-	}
-	if _, err := w.w.Write(p); err != nil {
-		return err
-	}
-	if w.hold {
+	w.out = append(w.out, p...)
+	return w.written()
+}
+
+// holdMax is how much a held burst gathers before it is flushed all the same.
+const holdMax = 32 << 10
+
+// written flushes what out gathered, unless a burst is held (and still small).
+func (w *sseWriter) written() error {
+	if w.hold && len(w.out) < holdMax {
 		return nil
 	}
 	return w.flush()
 }
 
-func (w *sseWriter) flush() error { return w.rc.Flush() }
+// flush sends what out gathered, under a fresh write deadline: the server's WriteTimeout
+// counts from the request's start, a stream sets its own for each write.
+func (w *sseWriter) flush() (err error) {
+	w.mu.Lock()
+	cut := w.cut
+	if !cut {
+		if w.conn != nil {
+			_ = w.conn.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
+		} else {
+			_ = w.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
+		}
+	}
+	w.mu.Unlock()
+	if cut {
+		return errCut
+	}
+	switch {
+	case w.conn != nil:
+		err = w.writeChunk()
+	case len(w.out) > 0:
+		if _, err = w.w.Write(w.out); err == nil {
+			err = w.rc.Flush()
+		}
+	default:
+		err = w.rc.Flush()
+	}
+	w.release()
+	return err
+}
+
+// release empties out and lets it go when it is large, or when the stream is detached: a
+// detached stream is idle between flushes and keeps no buffer (thousands of them are open).
+func (w *sseWriter) release() {
+	if w.conn != nil || cap(w.out) > idleBuffer {
+		w.out = nil
+	}
+	w.out = w.out[:0]
+}
+
+// idleBuffer is the most of out a stream in its handler keeps for its next event.
+const idleBuffer = 512
 
 // persisted writes a stored event with its seq as id.
 func (w *sseWriter) persisted(seq int64, typ string, data []byte) error {

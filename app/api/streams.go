@@ -23,30 +23,43 @@ func (s *Server) chatStream(rq *Request) error {
 	if err != nil {
 		return err
 	}
-	defer release()
-	return s.streamChat(rq, from, nil, func(sub *stream.Subscriber) func() { return s.watchRevocation(rq, sub) })
+	return s.streamChat(rq, from, nil, func(sub *stream.Subscriber) func() { return s.watchRevocation(rq, sub) }, release)
 }
 
 // streamChat serves the stream of the chat rq.Param("id") of rq.Org() from a resume point,
 // its slot of the stream budget already held; rewrite, when set, turns each stored event into
 // what the client may see (sseWriter), and the subscription is a widget visitor's. watch puts
 // the stream under the guard that ends it on a revocation (streamguard.go) until its stop.
+// release frees the stream's slots once it has ended, which may be after this returns (a
+// detached stream, ssedetach.go).
 func (s *Server) streamChat(rq *Request, from resumePoint, rewrite func(string, []byte) ([]byte, bool),
-	watch func(*stream.Subscriber) (stop func())) error {
+	watch func(*stream.Subscriber) (stop func()), release func()) error {
 	f := stream.Filter{OrgID: rq.Org(), ChatID: rq.Param("id")}
 	if rewrite != nil {
 		f.Buffer = visitorStreamBuffer
 	}
 	sub, snap, err := s.cfg.Hub.Subscribe(rq.Ctx(), f)
 	if err != nil {
+		release()
 		return err
 	}
-	defer s.cfg.Hub.Unsubscribe(sub)
-	defer watch(sub)()
-	if w, st := s.startChatStream(rq, sub, snap, from, rewrite); w != nil {
-		s.pump(rq, w, sub, st)
+	end := s.endStream(sub, watch(sub), release)
+	w, st := s.startChatStream(rq, sub, snap, from, rewrite)
+	if w == nil {
+		end()
+		return nil
 	}
+	s.serveStream(rq, w, sub, st, end)
 	return nil
+}
+
+// endStream is what ends a stream: its watch, its subscription, then its slots.
+func (s *Server) endStream(sub *stream.Subscriber, stopWatch, release func()) func() {
+	return func() {
+		stopWatch()
+		s.cfg.Hub.Unsubscribe(sub)
+		release()
+	}
 }
 
 // startChatStream answers the stream's headers and its backlog; nil when the client is gone.
@@ -63,6 +76,7 @@ func (s *Server) startChatStream(rq *Request, sub *stream.Subscriber, snap strea
 	w.rewrite = rewrite
 	st := &sent{seq: snap.LastSeq, offsets: map[string]int{}}
 	if err := s.chatBacklog(rq, w, st, from, snap); err != nil {
+		w.finish()
 		logFrom(rq.R).Info("chat stream ended", "err", err)
 		return nil, nil
 	}
@@ -187,18 +201,32 @@ func (s *Server) orgStream(rq *Request) error {
 	if err != nil {
 		return err
 	}
-	defer release()
 	perms := rq.Caller.Perms
 	f := stream.Filter{OrgID: rq.Org(), Types: types, Area: func(area string) bool { return perms.Has(app.Read(area)) }}
 	sub, snap, err := s.cfg.Hub.Subscribe(rq.Ctx(), f)
 	if err != nil {
+		release()
 		return err
 	}
-	defer s.cfg.Hub.Unsubscribe(sub)
-	defer s.watchRevocation(rq, sub)()
+	end := s.endStream(sub, s.watchRevocation(rq, sub), release)
+	w, st := s.startOrgStream(rq, sub, snap, from, f)
+	if w == nil {
+		end()
+		return nil
+	}
+	s.serveStream(rq, w, sub, st, end)
+	return nil
+}
+
+// startOrgStream answers the stream's headers and its position or backlog; nil when the
+// client is gone.
+//
+//go:noinline
+func (s *Server) startOrgStream(rq *Request, sub *stream.Subscriber, snap stream.Snapshot, from resumePoint,
+	f stream.Filter) (*sseWriter, *sent) {
 	w, err := startSSE(rq, sub)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	st := &sent{seq: snap.LastSeq}
 	if !from.set {
@@ -208,11 +236,11 @@ func (s *Server) orgStream(rq *Request) error {
 		err = s.writeBacklog(rq, w, st, "", f.Matches)
 	}
 	if err != nil {
+		w.finish()
 		logFrom(rq.R).Info("event stream ended", "err", err)
-		return nil
+		return nil, nil
 	}
-	s.pump(rq, w, sub, st)
-	return nil
+	return w, st
 }
 
 // parseTypes reads the types filter: comma-separated known types; empty is every type.

@@ -211,8 +211,7 @@ func (s *Server) visitorStream(rq *Request) error {
 	if err != nil {
 		return err
 	}
-	defer vs.release()
-	return s.streamChat(rq, vs.from, widget.Event, vs.watch)
+	return s.streamChat(rq, vs.from, widget.Event, vs.watch, vs.release)
 }
 
 // visitorStreamArgs is what a visitor's stream needs once it is allowed.

@@ -235,6 +235,9 @@ func (h *Hub) forgetFinished(e app.StreamEvent) {
 func (h *Hub) send(s *Subscriber, it *Item) {
 	select {
 	case s.c <- it:
+		if s.wake != nil {
+			s.wake()
+		}
 	default:
 		h.opt.Log.Info("stream hub: slow subscriber dropped", "org", s.filter.OrgID, "chat", s.filter.ChatID)
 		h.remove(s)

@@ -367,3 +367,27 @@ func TestHubOrgSubscriptionWithTheDeltasOfOneChat(t *testing.T) {
 	quiet(t, api)
 	quiet(t, other)
 }
+
+// TestHubWakesASubscriberAfterEachItemItQueues: Wake's function runs once an item is in the
+// subscriber's queue (events and deltas alike), never for items it does not get.
+func TestHubWakesASubscriberAfterEachItemItQueues(t *testing.T) {
+	h, db := hubEnv(t, stream.Options{})
+	s := subscribe(t, h, stream.Filter{OrgID: "o1", ChatID: "c1"})
+	var mu sync.Mutex
+	var queued []int // the queue's length each time it was woken
+	h.Wake(s, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		queued = append(queued, len(s.C))
+	})
+	insert(t, db, app.StreamEvent{OrgID: "o1", ChatID: "c2", Type: app.StreamMessageCreated}) // another chat's
+	insert(t, db, app.StreamEvent{OrgID: "o1", ChatID: "c1", MessageID: "m1", Type: app.StreamMessageCreated})
+	h.Delta("o1", "c1", "m1", 0, "abc")
+	next(t, s)
+	next(t, s)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(queued) != 2 || queued[0] < 1 || queued[1] < 1 {
+		t.Fatalf("woken with queues %v, want twice, each time with the item in the queue", queued)
+	}
+}

@@ -85,6 +85,7 @@ type Subscriber struct {
 	ended  context.Context // done when the subscription ends
 	end    context.CancelFunc
 	filter Filter
+	wake   func() // set by Hub.Wake; called under the hub's lock
 }
 
 // Ended is closed when the subscription ends, so a writer blocked on a slow connection can
@@ -95,6 +96,16 @@ func (s *Subscriber) Ended() <-chan struct{} { return s.ended.Done() }
 // stop cancels that. Unlike a goroutine waiting on Ended, it holds no goroutine while the
 // subscription lasts: thousands of open streams each saved one.
 func (s *Subscriber) AfterEnd(f func()) (stop func() bool) { return context.AfterFunc(s.ended, f) }
+
+// Wake makes the hub call f after each item it queues for s from now on. A stream served by
+// a goroutine that sleeps in a read of its client's connection, to see the client leave,
+// instead of on C (app/api's detached streams: one goroutine a stream, not two) is woken by
+// it. f runs under the hub's lock, on the fan-out's path: it must be quick and never block.
+func (h *Hub) Wake(s *Subscriber, f func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s.wake = f
+}
 
 // Live is a run in flight as the hub holds it.
 type Live struct {

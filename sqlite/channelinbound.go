@@ -42,9 +42,8 @@ func (t *Tx) ClaimUpdates(now, leaseUntil app.Time, room app.ClaimRoom) ([]inbou
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
-	list := jsonText(ids)
-	if _, err := t.exec(`UPDATE channel_updates SET lease_until = ? WHERE id IN (SELECT value FROM json_each(?))`,
-		leaseUntil, list); err != nil {
+	list, err := t.leasePicked("channel_updates", "id", ids, leaseUntil)
+	if err != nil {
 		return nil, err
 	}
 	ups, err := queryAll(t, func(r rowScanner) (u inbound.Update, err error) {

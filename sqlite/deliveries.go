@@ -47,9 +47,8 @@ func (t *Tx) AnyDeliveryDue(now app.Time) (bool, error) {
 }
 
 func (t *Tx) lease(ids []string, leaseUntil app.Time) ([]app.Job, error) {
-	list := jsonText(ids)
-	if _, err := t.exec(`UPDATE webhook_deliveries SET lease_until = ? WHERE id IN (SELECT value FROM json_each(?))`,
-		leaseUntil, list); err != nil {
+	list, err := t.leasePicked("webhook_deliveries", "id", ids, leaseUntil)
+	if err != nil {
 		return nil, err
 	}
 	rows, err := t.query(`SELECT d.id, d.org_id, d.webhook_id, w.url, w.secret, e.id, e.type, e.body, d.attempts_count

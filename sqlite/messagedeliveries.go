@@ -31,9 +31,8 @@ func (t *Tx) ClaimDeliveries(now, leaseUntil app.Time, room app.ClaimRoom) ([]ap
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
-	list := jsonText(ids)
-	if _, err := t.exec(`UPDATE message_deliveries SET lease_until = ? WHERE message_id IN (SELECT value FROM json_each(?))`,
-		leaseUntil, list); err != nil {
+	list, err := t.leasePicked("message_deliveries", "message_id", ids, leaseUntil)
+	if err != nil {
 		return nil, err
 	}
 	return queryAll(t, func(r rowScanner) (d app.QueuedDelivery, err error) {

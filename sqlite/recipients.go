@@ -183,12 +183,12 @@ func (t *Tx) ClaimRecipients(now, leaseUntil app.Time, room app.ClaimRoom) ([]ap
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
-	if _, err := t.exec(`UPDATE broadcast_recipients SET lease_until = ? WHERE id IN (SELECT value FROM json_each(?))`,
-		leaseUntil, jsonText(ids)); err != nil {
+	list, err := t.leasePicked("broadcast_recipients", "id", ids, leaseUntil)
+	if err != nil {
 		return nil, err
 	}
 	return t.loadRecipients(false, `SELECT `+recipientColumns+recipientFrom+` WHERE r.id IN (SELECT value FROM json_each(?))
-		ORDER BY r.created_at, r.rowid`, jsonText(ids))
+		ORDER BY r.created_at, r.rowid`, list)
 }
 
 // AnyRecipientDue tells whether a claim could find a recipient, without a write transaction.

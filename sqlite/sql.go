@@ -91,5 +91,14 @@ func (t *Tx) pickDue(room app.ClaimRoom, query string, args ...any) ([]string, e
 	return room.Pick(due), nil
 }
 
+// leasePicked leases the rows a claim picked (pickDue) until leaseUntil, by the table's key
+// column, and answers their ids as the JSON list the claim reads them back by.
+func (t *Tx) leasePicked(table, key string, ids []string, leaseUntil app.Time) (string, error) {
+	list := jsonText(ids)
+	_, err := t.exec(`UPDATE `+table+` SET lease_until = ? WHERE `+key+` IN (SELECT value FROM json_each(?))`,
+		leaseUntil, list)
+	return list, err
+}
+
 // scanString reads a one-column row of text.
 func scanString(r rowScanner) (s string, err error) { return s, r.Scan(&s) }

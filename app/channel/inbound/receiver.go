@@ -51,14 +51,23 @@ func (r *Receiver) Receive(ctx context.Context, typ, asi string, header http.Hea
 // nudges the worker.
 func Queue(ctx context.Context, s *app.Service, body []byte, ds ...app.Deployment) error {
 	now := app.At(s.Clock().Now())
+	ups := make([]Update, len(ds))
+	for i, d := range ds {
+		ups[i] = Update{ID: updateID(), OrgID: d.OrgID, DeploymentID: d.ID, IntegrationID: d.IntegrationID,
+			Body: body, NextAttemptAt: now, CreatedAt: now}
+	}
+	return queueAll(ctx, s, ups)
+}
+
+// queueAll stores updates in the store's queue in one write (the SMTP listener's mail, the
+// relay's batch from the spool).
+func queueAll(ctx context.Context, s *app.Service, ups []Update) error {
 	return s.Store().Write(ctx, func(tx app.Tx) error {
 		itx, err := txOf(tx)
 		if err != nil {
 			return err
 		}
-		for _, d := range ds {
-			u := Update{ID: updateID(), OrgID: d.OrgID, DeploymentID: d.ID, IntegrationID: d.IntegrationID,
-				Body: body, NextAttemptAt: now, CreatedAt: now}
+		for _, u := range ups {
 			if err := itx.QueueUpdate(u); err != nil {
 				return err
 			}

@@ -51,19 +51,7 @@ func (w *Worker) runRelay(ctx context.Context) {
 // nudges the worker (sqlite.WorkInbound).
 func (w *Worker) move(ctx context.Context, ups []Update) error {
 	ctx = context.WithoutCancel(ctx) // a move begun ends whole: the spool and the store agree
-	err := w.Service.Store().Write(ctx, func(tx app.Tx) error {
-		itx, err := txOf(tx)
-		if err != nil {
-			return err
-		}
-		for _, u := range ups {
-			if err := itx.QueueUpdate(u); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := queueAll(ctx, w.Service, ups); err != nil {
 		return err
 	}
 	ids := make([]string, len(ups))

@@ -373,10 +373,14 @@ func TestLoopWaitIdleAfterACappedClaim(t *testing.T) {
 	due, done := 3, 0
 	release, finished := make(chan struct{}), make(chan struct{}, 8)
 	var once sync.Once
+	// The pieces wait for the capped claim; when the loop claimed them all before it saw one in
+	// flight (and so never capped), the last one handed out lets them go instead, or they
+	// would hold every slot with no claim left to release them.
+	letGo := sync.OnceFunc(func() { close(release) })
 	wait := runLoop(ctx, l, func(_ context.Context, r claim.Round) []claim.Piece {
 		if r.Org["o"] >= 1 { // a share of one piece: capped while one is in flight
 			once.Do(func() {
-				close(release)
+				letGo()
 				<-finished // the piece in flight ends while this claim is under way...
 				// ...and its slot is counted out: not observable from here, so a moment is given
 				// (the test passes either way with the fix; without it, this is the window).
@@ -390,6 +394,9 @@ func TestLoopWaitIdleAfterACappedClaim(t *testing.T) {
 			return nil
 		}
 		due--
+		if due == 0 {
+			letGo()
+		}
 		return []claim.Piece{{Org: "o", Queue: "q", Run: func() {
 			<-release
 			mu.Lock()

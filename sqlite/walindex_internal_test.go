@@ -66,9 +66,7 @@ func TestAuthVersionFollowsEveryCommit(t *testing.T) {
 		t.Fatalf("after this handle's change the version is %d, want %d", v, v0+2)
 	}
 	// A checkpoint that copies the whole WAL back, then a commit that starts the WAL over.
-	if _, err := other.writer.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
-		t.Fatal(err)
-	}
+	truncateWAL(t, other)
 	version()
 	bump(other)
 	if v := version(); v != v0+3 {
@@ -158,7 +156,7 @@ func TestDataVersionFollowsEveryCommit(t *testing.T) {
 		{"this handle's commit", bump(db)},
 		{"another handle's commit", bump(other)},
 		{"a commit after a full checkpoint (the WAL starts over)", func() {
-			exec(other, `PRAGMA wal_checkpoint(TRUNCATE)`)
+			truncateWAL(t, other)
 			bump(other)()
 		}},
 	} {

@@ -14,7 +14,9 @@ import (
 // TestConcurrentInboxReadersAndWriter: readers list the same inbox views (the cached path and
 // its shared misses) while messages move chats to the top. Every answer is whole (the count
 // never changes, no chat twice), and once the writer stops the view shows its last write.
-// Under -race this also checks the inbox cache and the shared reads.
+// Under -race this also checks the inbox cache and the shared reads. 20 writes against 4
+// readers: under -race, 40 against 8 took 10 s of the suite's two cores for no other
+// interleaving than these find.
 func TestConcurrentInboxReadersAndWriter(t *testing.T) {
 	t.Parallel()
 	e := apitest.New(t, apitest.Unlimited, apitest.NoRuns)
@@ -31,7 +33,7 @@ func TestConcurrentInboxReadersAndWriter(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer stop.Store(true)
-		for i := range 40 {
+		for i := range 20 {
 			id := ids[(i*7)%chats]
 			e.Clock.Advance(time.Millisecond) // the order is by last activity: make each later
 			status, body, err := rawRequest(client, "POST", base+"/orgs/c/chats/"+id+"/messages", e.AdminKey,
@@ -43,7 +45,7 @@ func TestConcurrentInboxReadersAndWriter(t *testing.T) {
 			last.Store(id)
 		}
 	})
-	for r := range 8 {
+	for r := range 4 {
 		wg.Go(func() {
 			for i := 0; !stop.Load(); i++ {
 				view := views[(r+i)%len(views)]

@@ -77,6 +77,15 @@ func TestMigrateRoundTrip(t *testing.T) {
 	if a, p := migrationCounts(t, db); a != n || p != 0 {
 		t.Fatalf("after up: %d applied, %d pending", a, p)
 	}
+	// With the newest one rolled back, up applies it alone.
+	if _, err := db.MigrateDown(bg); err != nil {
+		t.Fatal(err)
+	}
+	var one []sqlite.MigrationResult
+	if err := db.Migrate(bg, func(r sqlite.MigrationResult) { one = append(one, r) }); err != nil ||
+		len(one) != 1 || one[0].Version != applied[n-1].Version {
+		t.Fatalf("up after one down: %+v, %v", one, err)
+	}
 	seedOrg(t, db, "a@example.com")
 	for i := n; i > 0; i-- {
 		r, err := db.MigrateDown(bg)

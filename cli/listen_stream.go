@@ -38,6 +38,7 @@ type listener struct {
 	// reconnect sends it as Last-Event-ID, so nothing is lost and nothing is sent twice.
 	lastID       string
 	reconnecting bool         // a stream was open before: say when it opens again
+	ready        bool         // the banner is out: printed once the first stream was accepted
 	apiHTTP      *http.Client // the stream and the organization lookup
 	localHTTP    *http.Client // the forwards
 }
@@ -62,17 +63,15 @@ func newListener(o listenOptions, e *env) (*listener, error) {
 	return l, nil
 }
 
-// run resolves the organization, prints the session's secret, then streams and forwards
-// until ctx ends (Ctrl-C), reconnecting whenever the stream breaks.
+// run resolves the organization, then streams and forwards until ctx ends (Ctrl-C),
+// reconnecting whenever the stream breaks; the first stream the server accepts prints the
+// session's secret.
 func (l *listener) run(ctx context.Context) error {
 	orgID, err := l.resolveOrg(ctx)
 	if err != nil {
 		return err
 	}
 	l.orgID = orgID
-	if err := l.banner(); err != nil {
-		return err
-	}
 	wait := listenMinBackoff
 	for {
 		connected, err := l.stream(ctx)
@@ -140,6 +139,16 @@ func (l *listener) stream(ctx context.Context) (connected bool, err error) {
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		return false, answerError(res)
+	}
+	if !l.ready {
+		// "Ready" once the server holds the subscription (it subscribes before it answers
+		// 200), so a change made after the banner always reaches this session. Printed
+		// before the stream was open, a change made right after it could come first and be
+		// lost (it failed TestListenForwardsSignedDeliveries on a loaded machine).
+		if err := l.banner(); err != nil {
+			return true, err
+		}
+		l.ready = true
 	}
 	if l.reconnecting {
 		fmt.Fprintf(l.env.stderr, "listen: connected again, resuming after id %s\n", orDash(l.lastID))

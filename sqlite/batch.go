@@ -34,9 +34,10 @@ type writeQueue struct {
 	mu      sync.Mutex
 	calls   []*writeCall
 	leading bool // a batch is under way; the leader takes the next one or hands over
-	// noYield: a new leader does not yield first. The spool's (spool.go): its writes take
-	// microseconds, and a yield puts the leader behind whatever the busy core runs (the
-	// store's writer), milliseconds, for a batch it would have run by then.
+	// noYield: the leader never yields, neither before its batch nor between its writes.
+	// The spool's (spool.go): its writes take microseconds, and a yield puts the leader
+	// behind whatever the busy core runs (the store's writer), milliseconds, for a batch it
+	// would have run by then.
 	noYield bool
 }
 
@@ -195,7 +196,7 @@ func (db *DB) inBatch(batch []*writeCall, results []writeResult) error {
 func (db *DB) runTx(tx *sql.Tx, batch []*writeCall, results []writeResult) (committed bool, rest int, err error) {
 	first := true
 	for i, c := range batch {
-		if i > 0 {
+		if i > 0 && !db.writes.noYield {
 			// Between two writes of a batch the leader lets the goroutines waiting for a
 			// CPU run: without it a batch of the inbound worker's writes held a core for up
 			// to 10 ms (the scheduler's time slice), and with both cores so held a webhook

@@ -38,28 +38,35 @@ func (s *Server) streamChat(rq *Request, from resumePoint, rewrite func(string, 
 	if rewrite != nil {
 		f.Buffer = visitorStreamBuffer
 	}
+	return s.subscribeAndServe(rq, f, watch, release, func(sub *stream.Subscriber, snap stream.Snapshot) (*sseWriter, *sent) {
+		return s.startChatStream(rq, sub, snap, from, rewrite)
+	})
+}
+
+// subscribeAndServe subscribes to f, lets start answer the stream's headers and backlog, then
+// serves the stream (ssedetach.go); watch puts it under the revocation guard. Once the stream
+// is over, or start found the client gone, the watch stops, the subscription ends and release
+// frees the stream's slots, in that order.
+func (s *Server) subscribeAndServe(rq *Request, f stream.Filter, watch func(*stream.Subscriber) (stop func()),
+	release func(), start func(*stream.Subscriber, stream.Snapshot) (*sseWriter, *sent)) error {
 	sub, snap, err := s.cfg.Hub.Subscribe(rq.Ctx(), f)
 	if err != nil {
 		release()
 		return err
 	}
-	end := s.endStream(sub, watch(sub), release)
-	w, st := s.startChatStream(rq, sub, snap, from, rewrite)
+	stopWatch := watch(sub)
+	end := func() {
+		stopWatch()
+		s.cfg.Hub.Unsubscribe(sub)
+		release()
+	}
+	w, st := start(sub, snap)
 	if w == nil {
 		end()
 		return nil
 	}
 	s.serveStream(rq, w, sub, st, end)
 	return nil
-}
-
-// endStream is what ends a stream: its watch, its subscription, then its slots.
-func (s *Server) endStream(sub *stream.Subscriber, stopWatch, release func()) func() {
-	return func() {
-		stopWatch()
-		s.cfg.Hub.Unsubscribe(sub)
-		release()
-	}
 }
 
 // startChatStream answers the stream's headers and its backlog; nil when the client is gone.
@@ -203,19 +210,10 @@ func (s *Server) orgStream(rq *Request) error {
 	}
 	perms := rq.Caller.Perms
 	f := stream.Filter{OrgID: rq.Org(), Types: types, Area: func(area string) bool { return perms.Has(app.Read(area)) }}
-	sub, snap, err := s.cfg.Hub.Subscribe(rq.Ctx(), f)
-	if err != nil {
-		release()
-		return err
-	}
-	end := s.endStream(sub, s.watchRevocation(rq, sub), release)
-	w, st := s.startOrgStream(rq, sub, snap, from, f)
-	if w == nil {
-		end()
-		return nil
-	}
-	s.serveStream(rq, w, sub, st, end)
-	return nil
+	watch := func(sub *stream.Subscriber) func() { return s.watchRevocation(rq, sub) }
+	return s.subscribeAndServe(rq, f, watch, release, func(sub *stream.Subscriber, snap stream.Snapshot) (*sseWriter, *sent) {
+		return s.startOrgStream(rq, sub, snap, from, f)
+	})
 }
 
 // startOrgStream answers the stream's headers and its position or backlog; nil when the

@@ -1,6 +1,7 @@
 package apitest
 
 import (
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,6 +18,15 @@ func Unlimited(c *cli.Config) { c.HTTP.RateLimitPerMinute = 1 << 30 }
 // NoRuns holds assistant runs off (a year's debounce), for tests that shape chats by hand: an
 // answer arriving under them would change what they read (runs are tested in app/assist).
 func NoRuns(c *cli.Config) { c.Assistants.Debounce = 365 * 24 * time.Hour }
+
+// FilesIn keeps the database and the secrets key in dir, so that a second environment (the
+// next process of a restart) opens the same files.
+func FilesIn(dir string) func(*cli.Config) {
+	return func(c *cli.Config) {
+		c.DB.Path = filepath.Join(dir, "app.db")
+		c.Secrets.KeyFile = filepath.Join(dir, "app.key")
+	}
+}
 
 // Count answers the pagination-count header of a list.
 func (e *Env) Count(key, path string) int {

@@ -77,8 +77,7 @@ func (f crashFiles) sendBroadcast(t *testing.T, name string, n, started int) (*a
 // crashConfig points an environment at shared files, a DNS server and a sink.
 func crashConfig(dir string, dnsSrv *apitest.DNSServer, sink *apitest.SMTPSink) func(*cli.Config) {
 	return func(c *cli.Config) {
-		c.DB.Path = filepath.Join(dir, "app.db")
-		c.Secrets.KeyFile = filepath.Join(dir, "app.key")
+		apitest.FilesIn(dir)(c)
 		c.DNS.Resolver = dnsSrv.Addr
 		c.Email.SMTPURL = sink.URL()
 		c.Email.Workers = crashWorkers

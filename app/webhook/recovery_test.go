@@ -2,7 +2,6 @@ package webhook_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,8 +14,7 @@ import (
 // on them.
 func onFile(dir string, timeout time.Duration) func(*cli.Config) {
 	return func(c *cli.Config) {
-		c.DB.Path = filepath.Join(dir, "app.db")
-		c.Secrets.KeyFile = filepath.Join(dir, "app.key")
+		apitest.FilesIn(dir)(c)
 		c.Webhooks.Timeout = timeout
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -39,10 +38,7 @@ func queued(t *testing.T, e *apitest.Env) bool {
 func TestEmailAcceptedMailOutlivesARestart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	files := func(c *cli.Config) {
-		c.DB.Path = filepath.Join(dir, "app.db")
-		c.Secrets.KeyFile = filepath.Join(dir, "app.key")
-	}
+	files := apitest.FilesIn(dir)
 	m := newMailEnv(t, files)
 	rt := m.e.Runtime
 	if err := rt.Stop(context.Background()); err != nil {

@@ -40,10 +40,7 @@ func (r *Receiver) Receive(ctx context.Context, typ, asi string, header http.Hea
 	if err := in.CheckRequest(d, header, body); err != nil {
 		return errRefused
 	}
-	now := app.At(r.Service.Clock().Now())
-	u := Update{ID: updateID(), OrgID: d.OrgID, DeploymentID: d.ID, IntegrationID: typ, Body: body,
-		NextAttemptAt: now, CreatedAt: now}
-	return r.Spool.Put(ctx, u)
+	return r.Spool.Put(ctx, newUpdate(d, body, app.At(r.Service.Clock().Now())))
 }
 
 // Queue stores a body for the worker once for each integration, due now, in one write: once
@@ -53,10 +50,15 @@ func Queue(ctx context.Context, s *app.Service, body []byte, ds ...app.Deploymen
 	now := app.At(s.Clock().Now())
 	ups := make([]Update, len(ds))
 	for i, d := range ds {
-		ups[i] = Update{ID: updateID(), OrgID: d.OrgID, DeploymentID: d.ID, IntegrationID: d.IntegrationID,
-			Body: body, NextAttemptAt: now, CreatedAt: now}
+		ups[i] = newUpdate(d, body, now)
 	}
 	return queueAll(ctx, s, ups)
+}
+
+// newUpdate is a body for integration d, due now.
+func newUpdate(d app.Deployment, body []byte, now app.Time) Update {
+	return Update{ID: updateID(), OrgID: d.OrgID, DeploymentID: d.ID, IntegrationID: d.IntegrationID, Body: body,
+		NextAttemptAt: now, CreatedAt: now}
 }
 
 // queueAll stores updates in the store's queue in one write (the SMTP listener's mail, the

@@ -2,7 +2,6 @@ package telegram_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -57,10 +56,7 @@ func TestTelegramHookAnswersWhileTheStoreWriterIsBusy(t *testing.T) {
 func TestTelegramUpdateKeptAfterTheWorkersStoppedIsTakenInAtTheNextStart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	files := func(c *cli.Config) {
-		c.DB.Path = filepath.Join(dir, "app.db")
-		c.Secrets.KeyFile = filepath.Join(dir, "app.key")
-	}
+	files := apitest.FilesIn(dir)
 	w := newWorld(t, noRuns, files)
 	if err := w.e.Runtime.Stop(context.Background()); err != nil {
 		t.Fatal(err)

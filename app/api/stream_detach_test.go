@@ -147,6 +147,8 @@ func TestHTTP10VisitorStreamIsNotChunked(t *testing.T) {
 	e, asi := detachEnv(t, time.Hour)
 	v := openVisitor(t, e, asi)
 	v.s.Close()
+	// The first stream, detached, ends once its goroutine sees the client gone.
+	e.Eventually(5*time.Second, "the first stream ended", func() bool { return e.Runtime.API.Detached() == 0 })
 	conn, err := net.Dial("tcp", strings.TrimPrefix(e.Server.URL, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -185,6 +187,8 @@ func TestHTTP2VisitorStreamStaysInItsHandler(t *testing.T) {
 	e, asi := detachEnv(t, time.Hour)
 	v := openVisitor(t, e, asi)
 	v.s.Close()
+	// The first stream, detached, ends once its goroutine sees the client gone.
+	e.Eventually(5*time.Second, "the first stream ended", func() bool { return e.Runtime.API.Detached() == 0 })
 	srv := httptest.NewUnstartedServer(e.Runtime.Handler)
 	srv.EnableHTTP2 = true
 	srv.StartTLS()

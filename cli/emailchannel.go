@@ -85,7 +85,7 @@ func (rt *Runtime) OpenInbound() error {
 	if in.Addr == "" || rt.SMTP != nil {
 		return nil
 	}
-	l := &email.Listener{Receiver: rt.Email, Log: rt.Log, Config: email.ListenerConfig{Addr: in.Addr, Hostname: in.Hostname,
+	l := &email.Listener{Receiver: rt.Email, Spool: rt.Spool, Log: rt.Log, Config: email.ListenerConfig{Addr: in.Addr, Hostname: in.Hostname,
 		MaxBytes: in.MaxBytes, MaxRecipients: in.MaxRecipients, MaxConnectionsPerIP: in.MaxConnectionsPerIP,
 		MessagesPerMinutePerIP: in.MessagesPerMinutePerIP, Timeout: in.Timeout, SpoolDir: spoolDir(rt.Config.DB.Path)}}
 	if in.TLSCert != "" {

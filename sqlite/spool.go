@@ -56,12 +56,16 @@ func (s *Spool) OnPut(f func()) { s.onPut = f }
 // Close closes the spool's file.
 func (s *Spool) Close() error { return s.db.Close() }
 
-// Put keeps an update, committed (durable as the store's commits are) when it answers.
-func (s *Spool) Put(ctx context.Context, u inbound.Update) error {
+// Put keeps updates in one commit (durable as the store's commits are) when it answers.
+func (s *Spool) Put(ctx context.Context, ups ...inbound.Update) error {
 	err := s.db.Write(ctx, func(tx app.Tx) error {
-		_, err := tx.(*Tx).exec(`INSERT INTO spooled_updates (id, org_id, asi_id, integration_id, body, created_at)
-			VALUES (?,?,?,?,?,?)`, u.ID, u.OrgID, u.DeploymentID, u.IntegrationID, u.Body, u.CreatedAt)
-		return err
+		for _, u := range ups {
+			if _, err := tx.(*Tx).exec(`INSERT INTO spooled_updates (id, org_id, asi_id, integration_id, body, created_at)
+				VALUES (?,?,?,?,?,?)`, u.ID, u.OrgID, u.DeploymentID, u.IntegrationID, u.Body, u.CreatedAt); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err == nil && s.onPut != nil {
 		s.onPut()
@@ -69,15 +73,18 @@ func (s *Spool) Put(ctx context.Context, u inbound.Update) error {
 	return err
 }
 
-// Take reads the n oldest updates kept (they stay until Remove).
-func (s *Spool) Take(ctx context.Context, n int) (ups []inbound.Update, err error) {
+// Take reads the oldest updates kept, at most n and, past the first, at most maxBytes of
+// bodies in all (a 25 MiB mail is read alone); they stay until Remove.
+func (s *Spool) Take(ctx context.Context, n int, maxBytes int64) (ups []inbound.Update, err error) {
 	err = s.db.Read(ctx, func(tx app.Tx) error {
 		ups, err = queryAll(tx.(*Tx), func(r rowScanner) (u inbound.Update, err error) {
 			err = r.Scan(&u.ID, &u.OrgID, &u.DeploymentID, &u.IntegrationID, &u.Body, &u.CreatedAt)
 			u.NextAttemptAt = u.CreatedAt
 			return u, err
-		}, `SELECT id, org_id, asi_id, integration_id, body, created_at FROM spooled_updates
-			ORDER BY rowid LIMIT ?`, n)
+		}, `SELECT id, org_id, asi_id, integration_id, body, created_at FROM (
+				SELECT rowid AS r, *, SUM(length(body)) OVER (ORDER BY rowid) - length(body) AS earlier
+				FROM spooled_updates ORDER BY rowid LIMIT ?)
+			WHERE earlier = 0 OR earlier + length(body) <= ? ORDER BY r`, n, maxBytes)
 		return err
 	})
 	return ups, err

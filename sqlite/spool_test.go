@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"wsapi/app"
@@ -40,7 +41,7 @@ func TestSpoolKeepsUpdatesInOrderAcrossReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	first, err := s.Take(ctx, 2)
+	first, err := s.Take(ctx, 2, 1<<30)
 	if err != nil || len(first) != 2 || first[0].ID != "upd_c" || first[1].ID != "upd_a" || puts != 3 {
 		t.Fatalf("take 2 after reopen: %+v, %v (puts %d)", first, err, puts)
 	}
@@ -52,7 +53,7 @@ func TestSpoolKeepsUpdatesInOrderAcrossReopen(t *testing.T) {
 	if err := s.Remove(ctx, []string{"upd_c", "upd_a"}); err != nil {
 		t.Fatal(err)
 	}
-	rest, err := s.Take(ctx, 10)
+	rest, err := s.Take(ctx, 10, 1<<30)
 	if err != nil || len(rest) != 1 || rest[0].ID != "upd_b" {
 		t.Fatalf("after remove: %+v, %v", rest, err)
 	}
@@ -86,5 +87,50 @@ func TestQueueUpdateAsRelayed(t *testing.T) {
 	})
 	if len(ups) != 2 || ups[0].ID != "upd_1" || ups[1].ID != "upd_2" {
 		t.Fatalf("queued %+v", ups)
+	}
+}
+
+// TestSpoolTakeBoundsBytes: one Put keeps all its updates in one commit, and Take stops at
+// its byte bound past the first update: a body bigger than the bound is read alone, and
+// bodies that fit exactly are read together.
+func TestSpoolTakeBoundsBytes(t *testing.T) {
+	t.Parallel()
+	s, err := sqlite.OpenSpool(sqlite.SpoolPath(filepath.Join(t.TempDir(), "app.db")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	up := func(id string, size int) inbound.Update {
+		return inbound.Update{ID: id, OrgID: "org_a", DeploymentID: "asi_a", IntegrationID: "email", Body: make([]byte, size), CreatedAt: at(1)}
+	}
+	if err := s.Put(ctx, up("upd_big", 100), up("upd_1", 40), up("upd_2", 60), up("upd_3", 1)); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		n        int
+		maxBytes int64
+		want     []string
+	}{
+		{10, 50, []string{"upd_big"}},           // over the bound, alone
+		{10, 100, []string{"upd_big"}},          // 100 + 40 > 100
+		{10, 140, []string{"upd_big", "upd_1"}}, // exactly at the bound
+		{10, 201, []string{"upd_big", "upd_1", "upd_2", "upd_3"}},
+		{2, 1 << 30, []string{"upd_big", "upd_1"}}, // the count bound
+	} {
+		ups, err := s.Take(ctx, step.n, step.maxBytes)
+		var got []string
+		for _, u := range ups {
+			got = append(got, u.ID)
+		}
+		if err != nil || !slices.Equal(got, step.want) {
+			t.Fatalf("Take(%d, %d) = %v, %v; want %v", step.n, step.maxBytes, got, err, step.want)
+		}
+	}
+	if err := s.Remove(ctx, []string{"upd_big"}); err != nil {
+		t.Fatal(err)
+	}
+	if ups, err := s.Take(ctx, 10, 40); err != nil || len(ups) != 1 || ups[0].ID != "upd_1" {
+		t.Fatalf("after the big one left: %+v, %v", ups, err)
 	}
 }

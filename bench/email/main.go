@@ -14,14 +14,13 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/textproto"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/emersion/go-smtp"
 )
 
 func main() {
@@ -192,19 +191,57 @@ func (c *client) do(method, path string, body, out any) http.Header {
 }
 
 // send delivers one mail over a fresh SMTP connection and answers how long until the 250
-// after the data.
+// after the data. It speaks SMTP itself (net/textproto for the replies) and writes the data
+// dot-stuffed in one write, as a relay does: go-smtp's client stuffs it a byte at a time
+// (6.5 ns a byte, 9 ms of the two cores for a mail of 1.4 MB), which counted in the server's
+// latency.
 func send(addr, from string, mail []byte) (time.Duration, error) {
 	start := time.Now()
-	c, err := smtp.Dial(addr) // plain: the listener has no certificate here
+	conn, err := net.Dial("tcp", addr) // plain: the listener has no certificate here
 	if err != nil {
 		return 0, err
 	}
-	defer c.Close()
-	if err := c.SendMail(from, []string{"help@bench.example"}, bytes.NewReader(mail)); err != nil {
+	defer conn.Close()
+	c := textproto.NewConn(conn)
+	step := func(code int, format string, args ...any) error {
+		if format != "" {
+			if err := c.PrintfLine(format, args...); err != nil {
+				return err
+			}
+		}
+		_, _, err := c.ReadResponse(code)
+		return err
+	}
+	for _, s := range []struct {
+		code int
+		cmd  string
+		arg  string
+	}{{220, "", ""}, {250, "EHLO %s", "bench.client"}, {250, "MAIL FROM:<%s>", from},
+		{250, "RCPT TO:<%s>", "help@bench.example"}, {354, "DATA%s", ""}} {
+		if s.cmd == "" {
+			err = step(s.code, "")
+		} else {
+			err = step(s.code, s.cmd, s.arg)
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	data := bytes.ReplaceAll(mail, []byte("\r\n."), []byte("\r\n.."))
+	if bytes.HasPrefix(data, []byte(".")) {
+		data = append([]byte("."), data...)
+	}
+	if !bytes.HasSuffix(data, []byte("\r\n")) {
+		data = append(data, "\r\n"...)
+	}
+	if _, err := conn.Write(append(data, ".\r\n"...)); err != nil {
+		return 0, err
+	}
+	if err := step(250, ""); err != nil {
 		return 0, err
 	}
 	took := time.Since(start)
-	return took, c.Quit()
+	return took, step(221, "QUIT")
 }
 
 func freePort() int {

@@ -37,12 +37,17 @@ type ListenerConfig struct {
 
 // Listener is the inbound SMTP server of serve: it accepts mail only for the addresses of
 // email integrations (their +tag forms, and reply+<token> addresses of their chats), never
-// relays, and queues each mail for the inbound worker, which hands it to the Receiver
-// (queue.go): the 250 comes once the mail is stored, before it is parsed and threaded.
+// relays, and keeps each mail in the spool for the inbound worker, which hands it to the
+// Receiver (queue.go): the 250 comes once the mail is stored, before it is parsed and
+// threaded.
 type Listener struct {
 	Receiver *Receiver
-	Config   ListenerConfig
-	Log      *slog.Logger
+	// Spool keeps the accepted mail (up to spoolAt) until the inbound worker's relay queues
+	// it in the store: a file with a writer of its own, so the 250 never waits for the
+	// store's writer, busy taking in the mails before (docs/decisions/email-queue.md).
+	Spool  queue.Spool
+	Config ListenerConfig
+	Log    *slog.Logger
 
 	srv    *smtp.Server
 	ln     *limitedListener
@@ -52,6 +57,9 @@ type Listener struct {
 // Listen binds the address (serve fails at start when it is taken).
 func (l *Listener) Listen() error {
 	c := &l.Config
+	if l.Spool == nil {
+		return errors.New("email: the listener has no spool")
+	}
 	if c.MaxBytes <= 0 {
 		c.MaxBytes = DefaultMaxBytes
 	}
@@ -189,8 +197,9 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	return nil
 }
 
-// Data queues the mail once for every integration it was addressed to, in one write, and
-// answers 250 only once that write is committed. What the mail itself makes unacceptable
+// Data keeps the mail in the spool once for every integration it was addressed to, in one
+// commit, and answers 250 only once that commit is done. A mail past spoolAt is queued in the
+// store instead (inbound.Queue). What the mail itself makes unacceptable
 // (no header, no sender) is refused first.
 func (s *session) Data(r io.Reader) error {
 	rc := s.l.Receiver
@@ -216,11 +225,15 @@ func (s *session) Data(r io.Reader) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.l.Config.Timeout)
 	defer cancel()
-	if err := app.Safely(func() error { return queue.Queue(ctx, rc.Service, body, ds...) }); err != nil {
+	keep := func() error { return queue.Keep(ctx, rc.Service, s.l.Spool, body, ds...) }
+	if len(body) > spoolAt {
+		keep = func() error { return queue.Queue(ctx, rc.Service, body, ds...) }
+	}
+	if err := app.Safely(keep); err != nil {
 		for _, id := range s.order {
 			rc.order.forget(orderKey(id, from), env.seq)
 		}
-		app.LogFailure(s.l.log(), "email: queueing an inbound mail failed", err, "integrations", s.order)
+		app.LogFailure(s.l.log(), "email: keeping an inbound mail failed", err, "integrations", s.order)
 		return errTemporary
 	}
 	releaseBig(len(body))

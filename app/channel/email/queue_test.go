@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,8 +35,8 @@ func queued(t *testing.T, e *apitest.Env) bool {
 
 // TestEmailAcceptedMailOutlivesARestart: the listener's 250 means the mail is stored, not
 // that it was taken in. With the server's workers stopped, a mail is accepted and waits in
-// the queue (no chat yet); the next process on the same files takes it in, threaded and
-// checked as ever (DKIM, SPF and DMARC pass).
+// the spool (no chat yet), and one past 1 MiB in the store's queue; the next process on the
+// same files takes both in, threaded and checked as ever (DKIM, SPF and DMARC pass).
 func TestEmailAcceptedMailOutlivesARestart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -44,23 +46,29 @@ func TestEmailAcceptedMailOutlivesARestart(t *testing.T) {
 	if err := rt.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	l := &email.Listener{Receiver: rt.Email, Config: email.ListenerConfig{Addr: "127.0.0.1:0"}}
+	l := &email.Listener{Receiver: rt.Email, Spool: rt.Spool, Config: email.ListenerConfig{Addr: "127.0.0.1:0"}}
 	if err := l.Listen(); err != nil {
 		t.Fatal(err)
 	}
 	go l.Serve()
 	defer l.Shutdown(context.Background())
 	mail := &letter{from: "ann@customer.test", to: helpAddr, subject: "Still there?", body: "Hello after the restart"}
-	c, err := smtp.Dial(l.Addr())
-	if err != nil {
-		t.Fatal(err)
+	// Past 1 MiB a mail is queued in the store itself, not copied through the spool.
+	big := &letter{from: "bob@customer.test", to: helpAddr, subject: "The long one", body: strings.Repeat("All the details, once more.\n", 40<<10)}
+	for _, lt := range []*letter{mail, big} {
+		c, err := smtp.Dial(l.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SendMail(lt.from, []string{helpAddr}, bytes.NewReader(m.signed(t, lt))); err != nil {
+			t.Fatalf("send: %v", err)
+		}
+		c.Close()
 	}
-	if err := c.SendMail("ann@customer.test", []string{helpAddr}, bytes.NewReader(m.signed(t, mail))); err != nil {
-		t.Fatalf("send: %v", err)
-	}
-	c.Close()
-	if n := len(m.chats(t)); n != 0 || !queued(t, m.e) {
-		t.Fatalf("after the 250: %d chats, queued %v; want none, and the mail queued", n, queued(t, m.e))
+	kept, err := rt.Spool.Take(context.Background(), 10, 1<<30)
+	if n := len(m.chats(t)); n != 0 || err != nil || len(kept) != 1 || kept[0].IntegrationID != app.IntegrationEmail || !queued(t, m.e) {
+		t.Fatalf("after the 250s: %d chats, kept %+v (%v), queued %v; want none, the small mail in the spool, the big one queued",
+			n, kept, err, queued(t, m.e))
 	}
 	next := apitest.New(t, files, func(c *cli.Config) { c.DNS.Resolver = m.dns.Addr })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -70,9 +78,10 @@ func TestEmailAcceptedMailOutlivesARestart(t *testing.T) {
 	}
 	m.e = next
 	chats := m.chats(t)
-	if len(chats) != 1 || queued(t, next) {
+	if len(chats) != 2 || queued(t, next) {
 		t.Fatalf("after the restart: %d chats, queued %v", len(chats), queued(t, next))
 	}
+	slices.SortFunc(chats, func(a, b map[string]any) int { return strings.Compare(a["title"].(string), b["title"].(string)) })
 	msgs := m.messages(t, chats[0]["id"].(string))
 	em := emailMeta(t, msgs[0])
 	if em["message_id"] != mail.id || em["dkim"] != "pass" || em["spf"] != "pass" || em["dmarc"] != "pass" {

@@ -43,16 +43,29 @@ func (r *Receiver) Receive(ctx context.Context, typ, asi string, header http.Hea
 	return r.Spool.Put(ctx, newUpdate(d, body, app.At(r.Service.Clock().Now())))
 }
 
-// Queue stores a body for the worker once for each integration, due now, in one write: once
-// it returns nil the body is committed (the SMTP listener answers 250 only then). The commit
-// nudges the worker.
+// Keep keeps a body in the spool for the worker once for each integration, in one commit:
+// once it returns nil the body is committed (the SMTP listener answers 250 only then). The
+// commit nudges the relay.
+func Keep(ctx context.Context, s *app.Service, spool Spool, body []byte, ds ...app.Deployment) error {
+	return spool.Put(ctx, updates(s, body, ds)...)
+}
+
+// Queue is Keep straight into the store's queue, in one write of the store's: for a body too
+// big to copy through the spool (a mail past 1 MiB: read back by the relay and written
+// again, a 25 MiB mail peaked the server at 397 MB instead of 175). The commit nudges the
+// worker.
 func Queue(ctx context.Context, s *app.Service, body []byte, ds ...app.Deployment) error {
+	return queueAll(ctx, s, updates(s, body, ds))
+}
+
+// updates are body's updates for integrations ds, due now.
+func updates(s *app.Service, body []byte, ds []app.Deployment) []Update {
 	now := app.At(s.Clock().Now())
 	ups := make([]Update, len(ds))
 	for i, d := range ds {
 		ups[i] = newUpdate(d, body, now)
 	}
-	return queueAll(ctx, s, ups)
+	return ups
 }
 
 // newUpdate is a body for integration d, due now.
@@ -61,8 +74,8 @@ func newUpdate(d app.Deployment, body []byte, now app.Time) Update {
 		NextAttemptAt: now, CreatedAt: now}
 }
 
-// queueAll stores updates in the store's queue in one write (the SMTP listener's mail, the
-// relay's batch from the spool).
+// queueAll stores updates in the store's queue in one write (a big mail, the relay's batch
+// from the spool).
 func queueAll(ctx context.Context, s *app.Service, ups []Update) error {
 	return s.Store().Write(ctx, func(tx app.Tx) error {
 		itx, err := txOf(tx)

@@ -9,8 +9,13 @@ import (
 	"wsapi/app/claim"
 )
 
-// relayBatch bounds the updates one relay moves: one write of the store's for all of them.
-const relayBatch = 64
+// relayBatch and relayBytes bound the updates one relay moves, in one write of the store's:
+// 64 of them, and past the first 8 MiB of bodies (mails), so a batch of big mails neither
+// holds the store's writer long nor sits in memory at once.
+const (
+	relayBatch = 64
+	relayBytes = 8 << 20
+)
 
 // relay moves the updates the hook kept in the spool into the store's queue, in bulk, on a
 // claim loop of one slot: a round reads the oldest from the spool, its piece queues them in
@@ -34,7 +39,7 @@ func (w *Worker) runRelay(ctx context.Context) {
 		if w.Service.Clock().Now().Sub(time.Unix(0, r.failedAt.Load())) < w.Tick {
 			return nil
 		}
-		ups, err := w.Spool.Take(ctx, relayBatch)
+		ups, err := w.Spool.Take(ctx, relayBatch, relayBytes)
 		if claim.Failed(ctx, w.Log, "inbound: spool", err) || len(ups) == 0 {
 			return nil
 		}

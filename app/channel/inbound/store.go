@@ -19,13 +19,14 @@ type Update struct {
 	CreatedAt     app.Time
 }
 
-// Spool keeps the updates the hook acknowledged until the relay has queued them in the
-// store (sqlite.Spool): a file with a writer of its own, so that an acknowledgement never
-// waits for the store's writer. Put answers once the update is committed; Take reads the
-// oldest without taking them out; Remove takes them out.
+// Spool keeps the updates the hook and the SMTP listener acknowledged until the relay has
+// queued them in the store (sqlite.Spool): a file with a writer of its own, so that an
+// acknowledgement never waits for the store's writer. Put answers once its updates are
+// committed, all or none; Take reads the oldest (at most n, and past the first at most
+// maxBytes of bodies) without taking them out; Remove takes them out.
 type Spool interface {
-	Put(ctx context.Context, u Update) error
-	Take(ctx context.Context, n int) ([]Update, error)
+	Put(ctx context.Context, ups ...Update) error
+	Take(ctx context.Context, n int, maxBytes int64) ([]Update, error)
 	Remove(ctx context.Context, ids []string) error
 }
 

@@ -33,7 +33,7 @@ func TestTelegramHookAnswersWhileTheStoreWriterIsBusy(t *testing.T) {
 	if !waited.Stop() {
 		t.Fatal("the hook answered only once the store's writer was free")
 	}
-	ups, err := rt.Spool.Take(context.Background(), 10)
+	ups, err := rt.Spool.Take(context.Background(), 10, 1<<30)
 	if err != nil || len(ups) != 1 || ups[0].DeploymentID != w.asi || ups[0].OrgID != w.e.Org.ID {
 		t.Fatalf("spooled while the writer was held: %+v, %v", ups, err)
 	}
@@ -45,7 +45,7 @@ func TestTelegramHookAnswersWhileTheStoreWriterIsBusy(t *testing.T) {
 	if len(ms) != 1 || partText(ms[0], 0) != "Are you open on Sunday?" {
 		t.Fatalf("messages %v", ms)
 	}
-	if ups, err := rt.Spool.Take(context.Background(), 10); err != nil || len(ups) != 0 {
+	if ups, err := rt.Spool.Take(context.Background(), 10, 1<<30); err != nil || len(ups) != 0 {
 		t.Fatalf("the spool still holds %d updates (%v) once relayed", len(ups), err)
 	}
 }
@@ -62,7 +62,7 @@ func TestTelegramUpdateKeptAfterTheWorkersStoppedIsTakenInAtTheNextStart(t *test
 		t.Fatal(err)
 	}
 	w.post(t, w.hookPath(t), "", textUpdate(4001, "Still there?")).Expect(200)
-	ups, err := w.e.Runtime.Spool.Take(context.Background(), 10)
+	ups, err := w.e.Runtime.Spool.Take(context.Background(), 10, 1<<30)
 	if err != nil || len(ups) != 1 {
 		t.Fatalf("spooled with the workers stopped: %+v, %v", ups, err)
 	}

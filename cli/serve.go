@@ -33,6 +33,7 @@ func serveCmd(e *env) *cobra.Command {
 			defer stop()
 			// After the first signal a second one ends the process at once, as by default.
 			context.AfterFunc(ctx, stop)
+			raiseProcs(e.logger())
 			return e.serve(ctx, nil)
 		},
 	}

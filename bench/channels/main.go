@@ -29,6 +29,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +48,13 @@ func main() {
 	if os.Getenv("BENCH_CHANNELS_APP") == "1" { // the re-executed server and admin commands
 		cli.Execute()
 		return
+	}
+	// The client stands in for the providers' servers, which run elsewhere: with a Go
+	// processor per core its goroutine reading an answer waited for one behind those writing
+	// the next requests, which counted in the server's latency. It runs with as many
+	// processors as serve does (cli/procs.go).
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(max(4, runtime.GOMAXPROCS(0)))
 	}
 	var o options
 	flag.IntVar(&o.inRate, "in-rate", 500, "phase 1: updates a second")

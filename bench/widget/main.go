@@ -3,11 +3,11 @@
 // measured apart from the load generator's: an assistant that answers with builtin:retrieval,
 // and visitors that use the widget's own API.
 //
-// Phase 1 (streams): -sessions visitors each start a session, write once (the integration
-// disabled, so nothing answers) and keep the chat's SSE stream open; it reports the server's
-// RSS (now and peak), its Go heap in use and its goroutines before and with the streams open,
-// and the p99 of GET /orgs/c (an authenticated API call) before, while they are connected and
-// after they closed.
+// Phase 1 (streams): -sessions visitors each start a session and write once (the integration
+// disabled, so nothing answers); another process (this one re-executed, holder.go) holds
+// their chats' SSE streams open. It reports the server's RSS (now and peak), its Go heap in
+// use and its goroutines before and with the streams open, and the p99 of GET /orgs/c (an
+// authenticated API call) in rounds alternating between no stream open and the streams open.
 //
 // Phase 2 (first token): the integration enabled, -rate visitor messages a second for
 // -seconds, each on a session whose stream is open (beside phase 1's streams with -keep); it
@@ -45,6 +45,13 @@ type options struct {
 }
 
 func main() {
+	if os.Getenv(holdEnv) == "1" {
+		if err := holdStreams(); err != nil {
+			fmt.Fprintln(os.Stderr, "holder:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var o options
 	flag.StringVar(&o.bin, "bin", "bin/app", "the built binary (CGO_ENABLED=0 go build -o bin/app .)")
 	flag.StringVar(&o.profile, "profile", "", "a directory for the server's heap, goroutine and CPU profiles")
@@ -52,7 +59,7 @@ func main() {
 	flag.IntVar(&o.rate, "rate", 50, "phase 2: visitor messages a second")
 	flag.IntVar(&o.seconds, "seconds", 10, "phase 2: how long")
 	flag.IntVar(&o.apiCalls, "api-calls", 2000, "GET /orgs/c calls per p99 measurement")
-	flag.IntVar(&o.apiRounds, "api-rounds", 3, "p99 measurements of which the median is reported (a busy machine's bursts move a single one)")
+	flag.IntVar(&o.apiRounds, "api-rounds", 5, "rounds of -api-calls idle then with the streams open; the p99 is of all rounds' calls (a busy machine's bursts move a single round's)")
 	flag.DurationVar(&o.debounce, "debounce", 100*time.Millisecond, "assistants.debounce")
 	flag.DurationVar(&o.tick, "tick", 250*time.Millisecond, "assistants.tick (how often the run worker looks for runs whose debounce is over)")
 	flag.BoolVar(&o.keep, "keep", true, "phase 2 runs with phase 1's streams still open")
@@ -85,62 +92,80 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	tokens, err := b.sessions(o.sessions)
+	if err != nil {
+		return err
+	}
 	// A first pass warms the server (its caches, the client's connection, the set-up's
 	// leftover work) and is not counted: the idle p99 was otherwise the higher one.
-	if _, err := b.apiP99(o.apiCalls, o.apiRounds); err != nil {
+	if _, err := b.apiCalls(o.apiCalls); err != nil {
 		return err
 	}
-	cpu0 := srv.cpu()
-	p99Idle, err := b.apiP99(o.apiCalls, o.apiRounds)
-	if err != nil {
-		return err
-	}
-	cpuIdle := srv.cpu() - cpu0
-	streams, err := b.openStreams(o.sessions)
-	if err != nil {
-		return err
-	}
-	time.Sleep(2 * time.Second) // let the server settle: the opening burst's garbage collected
-	rssStreams, peak := srv.rss()
-	open, err := srv.memStats()
-	if err != nil {
-		return err
-	}
-	cpu0 = srv.cpu()
-	p99Streams, err := b.apiP99(o.apiCalls, o.apiRounds)
-	if err != nil {
-		return err
-	}
-	cpuStreams := srv.cpu() - cpu0
-	if o.profile != "" {
-		for _, kind := range []string{"heap", "goroutine"} {
-			if err := srv.profile(context.Background(), kind, filepath.Join(o.profile, kind+".pb.gz")); err != nil {
+	// Rounds alternate: calls with no stream open, then with the streams open (held by
+	// another process), then the streams closed again; the p99s are of all the rounds' calls
+	// together, so a burst of the machine's in one round moves them less.
+	var lat [2][]time.Duration // idle, open
+	var p99s [2][]string
+	var cpu [2]time.Duration
+	var rssStreams, peak int64
+	var open mem
+	for r := range max(1, o.apiRounds) {
+		var h *holder
+		for k := range 2 {
+			if k == 1 {
+				if h, err = b.hold(tokens); err != nil {
+					return err
+				}
+				time.Sleep(2 * time.Second) // let the server settle: the opening burst's garbage collected
+				if r == 0 {
+					rssStreams, peak = srv.rss()
+					if open, err = srv.memStats(); err != nil {
+						return err
+					}
+					if err := srv.profiles(o.profile); err != nil {
+						return err
+					}
+				}
+			}
+			cpu0 := srv.cpu()
+			d, err := b.apiCalls(o.apiCalls)
+			if err != nil {
 				return err
 			}
+			cpu[k] += srv.cpu() - cpu0
+			lat[k] = append(lat[k], d...)
+			slices.Sort(d)
+			p99s[k] = append(p99s[k], pct(d, 99).Round(time.Microsecond).String())
 		}
+		h.stop()
+		srv.settle(idle.goroutines)
+		time.Sleep(2 * time.Second) // as after the opening: the closing's garbage collected, its memory returned
 	}
-	per := func(a, b int64) float64 { return float64(b-a) / 1024 / float64(max(1, len(streams))) }
+	per := func(a, b int64) float64 { return float64(b-a) / 1024 / float64(max(1, len(tokens))) }
 	fmt.Printf("phase 1: %d visitor streams open: server RSS %d -> %d MB (peak %d MB), Go heap in use %d -> %d MB, stacks %d -> %d MB, goroutines %d -> %d\n",
-		len(streams), rssIdle>>20, rssStreams>>20, peak>>20, idle.heap>>20, open.heap>>20, idle.stacks>>20, open.stacks>>20,
+		len(tokens), rssIdle>>20, rssStreams>>20, peak>>20, idle.heap>>20, open.heap>>20, idle.stacks>>20, open.stacks>>20,
 		idle.goroutines, open.goroutines)
 	fmt.Printf("phase 1: per stream: RSS %.1f KB, heap %.1f KB, stacks %.1f KB, %.1f goroutines\n", per(rssIdle, rssStreams),
-		per(idle.heap, open.heap), per(idle.stacks, open.stacks), float64(open.goroutines-idle.goroutines)/float64(max(1, len(streams))))
-	fmt.Printf("phase 1: GET /orgs/c p99 %v idle, %v with the streams open (%+.0f%%)\n",
-		p99Idle, p99Streams, 100*(float64(p99Streams)/float64(p99Idle)-1))
+		per(idle.heap, open.heap), per(idle.stacks, open.stacks), float64(open.goroutines-idle.goroutines)/float64(max(1, len(tokens))))
+	for k := range lat {
+		slices.Sort(lat[k])
+	}
+	p99Idle, p99Streams := pct(lat[0], 99), pct(lat[1], 99)
+	fmt.Printf("phase 1: GET /orgs/c p99 %v idle, %v with the streams open (%+.0f%%), over %d calls each in %d alternating rounds (p99 of each round: idle %s; open %s)\n",
+		p99Idle, p99Streams, 100*(float64(p99Streams)/float64(p99Idle)-1), len(lat[0]), len(p99s[0]),
+		strings.Join(p99s[0], " "), strings.Join(p99s[1], " "))
+	fmt.Printf("phase 1: GET /orgs/c p50 %v idle, %v with the streams open\n", pct(lat[0], 50), pct(lat[1], 50))
 	// The server's CPU over the calls, all of it (the collector, heartbeats, anything the open
 	// streams make it do): unlike a p99, a busy machine does not move it much.
-	calls := time.Duration(o.apiCalls * max(1, o.apiRounds))
+	calls := time.Duration(len(lat[0]))
 	fmt.Printf("phase 1: server CPU a GET /orgs/c (everything the server did meanwhile, by calls) %v idle, %v with the streams open\n",
-		cpuIdle/calls, cpuStreams/calls)
-	if !o.keep {
-		for _, s := range streams {
-			s.Close()
-		}
-		p99After, err := b.apiP99(o.apiCalls, o.apiRounds)
+		cpu[0]/calls, cpu[1]/calls)
+	if o.keep {
+		h, err := b.hold(tokens)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("phase 1: GET /orgs/c p99 %v after the streams closed\n", p99After)
+		defer h.stop()
 	}
 	var stopCPU func() error = func() error { return nil }
 	if o.profile != "" {
@@ -151,25 +176,22 @@ func run(o options) error {
 		}()
 		stopCPU = func() error { err := <-done; cancel(); return err }
 	}
-	lat, err := b.firstTokens(o)
+	first, err := b.firstTokens(o)
 	if err != nil {
 		return err
 	}
 	if err := stopCPU(); err != nil {
 		return err
 	}
-	slices.Sort(lat)
+	slices.Sort(first)
 	fmt.Printf("phase 2: %d visitor messages at %d/s (%d other streams open): POST to first token minus debounce (%v): p50 %v, p90 %v, p99 %v, max %v\n",
-		len(lat), o.rate, openCount(o, streams), o.debounce, pct(lat, 50), pct(lat, 90), pct(lat, 99), lat[len(lat)-1])
-	for _, s := range streams {
-		s.Close()
-	}
+		len(first), o.rate, openCount(o, tokens), o.debounce, pct(first, 50), pct(first, 90), pct(first, 99), first[len(first)-1])
 	return nil
 }
 
-func openCount(o options, streams []*stream) int {
+func openCount(o options, tokens []string) int {
 	if o.keep {
-		return len(streams)
+		return len(tokens)
 	}
 	return 0
 }
@@ -279,57 +301,43 @@ func (b *bench) open(token string) (*stream, error) {
 	return s, nil
 }
 
-func (b *bench) openStreams(n int) ([]*stream, error) {
-	out := make([]*stream, n)
-	var mu sync.Mutex
-	var first error
+// sessions starts n visitor sessions, each writing once, 32 at a time: their tokens.
+func (b *bench) sessions(n int) ([]string, error) {
+	out := make([]string, n)
+	errs := make(chan error, n)
+	work := make(chan int)
 	var wg sync.WaitGroup
-	next := 0
 	for range 32 {
 		wg.Go(func() {
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= n {
-					return
-				}
+			for i := range work {
 				tok, _, err := b.visitor("hello")
-				var s *stream
-				if err == nil {
-					s, err = b.open(tok)
+				if err != nil {
+					errs <- err
 				}
-				mu.Lock()
-				if err != nil && first == nil {
-					first = err
-				}
-				out[i] = s
-				mu.Unlock()
+				out[i] = tok
 			}
 		})
 	}
+	for i := range n {
+		work <- i
+	}
+	close(work)
 	wg.Wait()
-	return out, first
+	close(errs)
+	return out, <-errs
 }
 
-// apiP99 is the median of rounds p99s, each of n sequential authenticated GET /orgs/c.
-func (b *bench) apiP99(n, rounds int) (time.Duration, error) {
-	p99s := make([]time.Duration, max(1, rounds))
-	for r := range p99s {
-		d := make([]time.Duration, n)
-		for i := range d {
-			start := time.Now()
-			if err := b.call("GET", "/orgs/c", b.token, nil, 200, nil); err != nil {
-				return 0, err
-			}
-			d[i] = time.Since(start)
+// apiCalls times n sequential authenticated GET /orgs/c.
+func (b *bench) apiCalls(n int) ([]time.Duration, error) {
+	d := make([]time.Duration, n)
+	for i := range d {
+		start := time.Now()
+		if err := b.call("GET", "/orgs/c", b.token, nil, 200, nil); err != nil {
+			return nil, err
 		}
-		slices.Sort(d)
-		p99s[r] = pct(d, 99)
+		d[i] = time.Since(start)
 	}
-	slices.Sort(p99s)
-	return p99s[len(p99s)/2], nil
+	return d, nil
 }
 
 // firstTokens enables the widget and sends rate messages a second, each from a visitor whose

@@ -208,3 +208,16 @@ func (s *server) profile(ctx context.Context, kind, path string) error {
 	_, err = io.Copy(f, res.Body)
 	return err
 }
+
+// profiles saves the server's heap and goroutine profiles into dir ("" saves none).
+func (s *server) profiles(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	for _, kind := range []string{"heap", "goroutine"} {
+		if err := s.profile(context.Background(), kind, filepath.Join(dir, kind+".pb.gz")); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,12 +1,15 @@
-package main
+package docs_test
 
 import (
 	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 	"strings"
 	"testing"
 )
+
+// repo is the repository's root: the tests run in docs/.
+var repo = os.DirFS("..")
 
 // TestArchitectureIsAMapOfEveryPackage: docs/architecture.md stays a map (at most 150 lines;
 // the walk-throughs live in docs/internals/) and names every package of app/, cli/ and
@@ -14,7 +17,7 @@ import (
 // internals page and decision record it links exists.
 func TestArchitectureIsAMapOfEveryPackage(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("docs/architecture.md")
+	b, err := fs.ReadFile(repo, "docs/architecture.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,14 +26,14 @@ func TestArchitectureIsAMapOfEveryPackage(t *testing.T) {
 		t.Errorf("docs/architecture.md has %d lines: a map holds at most 150 (move walk-throughs to docs/internals/)", n)
 	}
 	for _, root := range []string{"app", "cli", "sqlite"} {
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		err := fs.WalkDir(repo, root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || !d.IsDir() {
 				return err
 			}
 			if d.Name() == "testdata" {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
-			if hasGoCode(t, path) && !strings.Contains(doc, "`"+filepath.ToSlash(path)+"/`") {
+			if hasGoCode(t, path) && !strings.Contains(doc, "`"+path+"/`") {
 				t.Errorf("docs/architecture.md names no package %s/: give it a line in the table", path)
 			}
 			return nil
@@ -43,7 +46,7 @@ func TestArchitectureIsAMapOfEveryPackage(t *testing.T) {
 		for _, part := range strings.Split(doc, "]("+dir+"/")[1:] {
 			name, _, _ := strings.Cut(part, ")")
 			name, _, _ = strings.Cut(name, "#")
-			if _, err := os.Stat(filepath.Join("docs", dir, name)); err != nil {
+			if _, err := fs.Stat(repo, path.Join("docs", dir, name)); err != nil {
 				t.Errorf("docs/architecture.md links %s/%s, which does not exist", dir, name)
 			}
 		}
@@ -52,7 +55,7 @@ func TestArchitectureIsAMapOfEveryPackage(t *testing.T) {
 
 // hasGoCode tells whether dir holds a Go file that is not a test.
 func hasGoCode(t *testing.T, dir string) bool {
-	entries, err := os.ReadDir(dir)
+	entries, err := fs.ReadDir(repo, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

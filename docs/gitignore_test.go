@@ -1,4 +1,4 @@
-package main
+package docs_test
 
 import (
 	"os/exec"
@@ -14,11 +14,11 @@ func TestGitignoreKeepsLocalStateOut(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
-	if err := exec.Command("git", "rev-parse", "--is-inside-work-tree").Run(); err != nil {
+	if err := git("rev-parse", "--is-inside-work-tree").Run(); err != nil {
 		t.Skip("not a git work tree")
 	}
 	local := []string{"config.yaml", "app.db", "app.db-wal", "app.db-shm", "app.db.lock", "app.key", "bin/app"}
-	out, _ := exec.Command("git", append([]string{"check-ignore", "--no-index"}, local...)...).Output()
+	out, _ := git(append([]string{"check-ignore", "--no-index"}, local...)...).Output()
 	ignored := strings.Fields(string(out))
 	for _, f := range local {
 		if !strings.Contains(" "+strings.Join(ignored, " ")+" ", " "+f+" ") {
@@ -27,8 +27,15 @@ func TestGitignoreKeepsLocalStateOut(t *testing.T) {
 	}
 	// The source is not: config.example.yaml and the app/ package stay committed.
 	for _, f := range []string{"config.example.yaml", "app/doc.go", "main.go"} {
-		if exec.Command("git", "check-ignore", "--no-index", "-q", f).Run() == nil {
+		if git("check-ignore", "--no-index", "-q", f).Run() == nil {
 			t.Errorf("%s is ignored", f)
 		}
 	}
+}
+
+// git is a git command run at the repository's root (the tests run in docs/).
+func git(args ...string) *exec.Cmd {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = ".."
+	return cmd
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -73,36 +72,17 @@ func holdStreams() error {
 	for in.Scan() && in.Text() != "" {
 		tokens = append(tokens, in.Text())
 	}
-	streams := make([]*stream, len(tokens))
-	errs := make(chan error, len(tokens))
-	var wg sync.WaitGroup
-	work := make(chan int)
-	for range 32 {
-		wg.Go(func() {
-			for i := range work {
-				s, err := b.open(tokens[i])
-				if err != nil {
-					errs <- err
-					continue
-				}
-				streams[i] = s
-			}
-		})
-	}
-	for i := range tokens {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
+	streams, err := parallel(len(tokens), func(i int) (*stream, error) { return b.open(tokens[i]) })
+	if err != nil {
 		return err
 	}
 	fmt.Printf("open %d\n", len(streams))
 	for in.Scan() { // until the bench closes our input
 	}
 	for _, s := range streams {
-		s.Close()
+		if s != nil {
+			s.Close()
+		}
 	}
 	return nil
 }

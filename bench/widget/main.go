@@ -319,18 +319,27 @@ func (b *bench) open(token string) (*stream, error) {
 
 // sessions starts n visitor sessions, each writing once, 32 at a time: their tokens.
 func (b *bench) sessions(n int) ([]string, error) {
-	out := make([]string, n)
+	return parallel(n, func(int) (string, error) {
+		tok, _, err := b.visitor("hello")
+		return tok, err
+	})
+}
+
+// parallel runs f for 0..n-1 on 32 goroutines and answers the results in order, with the
+// first error met.
+func parallel[T any](n int, f func(i int) (T, error)) ([]T, error) {
+	out := make([]T, n)
 	errs := make(chan error, n)
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range 32 {
 		wg.Go(func() {
 			for i := range work {
-				tok, _, err := b.visitor("hello")
+				v, err := f(i)
 				if err != nil {
 					errs <- err
 				}
-				out[i] = tok
+				out[i] = v
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"maps"
+	netmail "net/mail"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -122,8 +123,11 @@ type DNSConfig struct {
 
 // EmailConfig is the SMTP relay and the broadcast sender.
 type EmailConfig struct {
-	SMTPURL string        `mapstructure:"smtp_url"`
-	CAFile  string        `mapstructure:"ca_file"`
+	SMTPURL string `mapstructure:"smtp_url"`
+	CAFile  string `mapstructure:"ca_file"`
+	// From is the sender of the server's own mail through the relay (the web app's invites
+	// and new-password links); "": those links are only shown.
+	From    string        `mapstructure:"from"`
 	Workers int           `mapstructure:"workers"`
 	Tick    time.Duration `mapstructure:"tick"`
 	// MaxInFlightPerOrg caps one organization's messages in flight; 0: three quarters of the workers.
@@ -201,6 +205,7 @@ var defaults = map[string]any{
 	"dns.resolver":                   "",
 	"email.smtp_url":                 "",
 	"email.ca_file":                  "",
+	"email.from":                     "",
 	"email.workers":                  8,
 	"email.tick":                     "1s",
 	"knowledge.max_pages":            50,
@@ -302,6 +307,9 @@ func (c Config) validate() error {
 		return err
 	}
 	if err := c.Email.validateMailbox(); err != nil {
+		return err
+	}
+	if _, err := c.Email.systemSender(); err != nil {
 		return err
 	}
 	if c.DB.Path == "" {
@@ -406,4 +414,16 @@ func (c Config) trustedProxies() ([]netip.Prefix, error) {
 		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
 	}
 	return out, nil
+}
+
+// systemSender is email.from parsed; nil when unset.
+func (c EmailConfig) systemSender() (*netmail.Address, error) {
+	if c.From == "" {
+		return nil, nil
+	}
+	a, err := netmail.ParseAddress(c.From)
+	if err != nil {
+		return nil, fmt.Errorf("config: email.from %q is not an address (\"Name <help@example.com>\" or \"help@example.com\")", c.From)
+	}
+	return a, nil
 }

@@ -315,6 +315,7 @@ func TestConfigValidation(t *testing.T) {
 		{"no body rate", "http: {min_body_rate: 0}", "http.min_body_rate"},
 		{"no knowledge workers", "knowledge: {workers: 0}", "knowledge.workers"},
 		{"negative org cap", "email: {max_in_flight_per_org: -1}", "max_in_flight_per_org"},
+		{"sender not an address", "email: {from: 'Acme Support'}", "email.from"},
 		{"no shutdown time", "http: {shutdown_timeout: 0s}", "http.shutdown_timeout"},
 		{"no extraction time", "knowledge: {max_extract_seconds: 0}", "knowledge.max_extract_seconds"},
 		{"no pages per file", "knowledge: {max_pages_per_file: -1}", "knowledge.max_pages_per_file"},

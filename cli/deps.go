@@ -92,3 +92,12 @@ func (r *runAborter) Abort(messageID string) <-chan struct{} {
 	}
 	return r.runner.Abort(messageID)
 }
+
+// webMailer is the relay the web app mails members' links through; nil without email.smtp_url
+// (a nil *mail.Mailer in the interface would not be nil).
+func (rt *Runtime) webMailer() app.Mailer {
+	if rt.mailer == nil {
+		return nil
+	}
+	return rt.mailer
+}

@@ -143,6 +143,11 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 		rt.closeStores()
 		return nil, err
 	}
+	sender, err := cfg.Email.systemSender()
+	if err != nil {
+		rt.closeStores()
+		return nil, err
+	}
 	rt.Streams = streamBudget(cfg.Events)
 	handler := api.New(rt.Service, db, api.Config{
 		MaxBodyBytes:       cfg.HTTP.MaxBodyBytes,
@@ -165,7 +170,8 @@ func Build(ctx context.Context, cfg Config, opt Options) (*Runtime, error) {
 	}, log)
 	if rt.Web, err = web.New(web.Config{Service: rt.Service, SignIn: rt.SignIn, Hub: rt.Hub, PublicURL: cfg.HTTP.PublicURL,
 		TLS: cfg.HTTP.TLS.CertFile != "" || len(cfg.HTTP.TLS.ACMEDomains) > 0, Heartbeat: cfg.Events.StreamHeartbeat, Log: log, AccessLog: opt.AccessLog,
-		ClientIP: func(r *http.Request) string { return api.ClientIP(r, proxies) }, Models: modelChoices(cfg.Models)}); err != nil {
+		ClientIP: func(r *http.Request) string { return api.ClientIP(r, proxies) }, Models: modelChoices(cfg.Models),
+		Mailer: rt.webMailer(), MailFrom: sender}); err != nil {
 		rt.closeStores()
 		return nil, err
 	}

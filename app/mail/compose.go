@@ -43,7 +43,9 @@ func Compose(e app.OutboundEmail, now time.Time) ([]byte, error) {
 	m.Subject(e.Subject)
 	m.SetDateWithValue(now)
 	m.SetMessageIDWithValue(e.MessageID)
-	m.SetGenHeader("List-Unsubscribe", "<"+e.UnsubscribeURL+">")
+	if e.UnsubscribeURL != "" { // a broadcast's; the server's own mail to a member has none
+		m.SetGenHeader("List-Unsubscribe", "<"+e.UnsubscribeURL+">")
+	}
 	if strings.HasPrefix(e.UnsubscribeURL, "https://") {
 		// RFC 8058 one-click is defined for HTTPS URIs only.
 		m.SetGenHeader("List-Unsubscribe-Post", "List-Unsubscribe=One-Click")
@@ -100,6 +102,9 @@ func dkimKey(pemText string) (*rsa.PrivateKey, error) {
 }
 
 func sign(raw []byte, e app.OutboundEmail) ([]byte, error) {
+	if e.DKIMDomain == "" { // the server's own mail (email.from): the relay signs it, if anyone
+		return raw, nil
+	}
 	return Sign(raw, e.DKIMDomain, e.DKIMSelector, e.DKIMKeyPEM, signedHeaders)
 }
 

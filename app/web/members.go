@@ -15,7 +15,9 @@ type membersView struct {
 	CanWrite bool
 	Link     string // a password link made just now: shown once
 	LinkFor  string
-	Form     form // the invite form shown back
+	Mailed   bool   // the link went to LinkFor by mail
+	MailFail string // why mailing it failed ("": it went, or no mail was tried)
+	Form     form   // the invite form shown back
 	FormFor  string
 	CSRF     string
 }
@@ -73,7 +75,7 @@ func (s *Server) invite(rq *Request) error {
 	if err != nil {
 		return err
 	}
-	return s.showLink(rq, m, token)
+	return s.showLink(rq, m, token, signin.PurposeInvite)
 }
 
 // updateMember is POST /app/members/{id}: a new role, with the API's UpdateMember rules
@@ -149,15 +151,18 @@ func (s *Server) resetLink(rq *Request) error {
 	if err != nil {
 		return err
 	}
-	return s.showLink(rq, m, token)
+	return s.showLink(rq, m, token, signin.PurposeReset)
 }
 
-func (s *Server) showLink(rq *Request, m app.Member, token string) error {
+// showLink shows a member's new one-time link once, after mailing it to them when the server
+// mails (linkmail.go).
+func (s *Server) showLink(rq *Request, m app.Member, token, purpose string) error {
 	v, err := s.membersView(rq)
 	if err != nil {
 		return err
 	}
 	v.Link, v.LinkFor = s.linkURL(rq.R, token), m.Email
+	v.Mailed, v.MailFail = s.mailLink(rq, m, v.Link, purpose)
 	return s.render(rq, http.StatusOK, "members", s.page(rq, "Members", v))
 }
 

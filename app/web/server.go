@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/mail"
 	"net/url"
 	"strings"
 	"time"
@@ -37,6 +38,10 @@ type Config struct {
 	// Models are the model ids and provider prefixes ("name:") the assistant form offers,
 	// besides auto:auto and builtin:retrieval (from models.* of the config).
 	Models []string
+	// Mailer and MailFrom (email.smtp_url, email.from) mail members their invites and
+	// new-password links; either nil: the links are only shown.
+	Mailer   app.Mailer
+	MailFrom *mail.Address
 }
 
 // Server is the web app's http.Handler, mounted at /app/.

@@ -67,3 +67,6 @@ func (f *form) failed(err error) (int, error) {
 	}
 	return status, nil
 }
+
+// Blank is a form with no values and no errors: another form's fields on the same page.
+func (f form) Blank() form { return form{} }

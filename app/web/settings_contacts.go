@@ -24,7 +24,8 @@ type contactsView struct {
 	Pages    int
 	Segments []app.Segment
 	CanWrite bool
-	Form     form // the segment form shown back
+	Form     form   // the form shown back
+	FormFor  string // which: "segment" or "contact"
 }
 
 const contactsPage = 50
@@ -75,7 +76,7 @@ func (s *Server) createSegment(rq *Request) error {
 	if verr != nil {
 		return verr
 	}
-	v.Form = f
+	v.Form, v.FormFor = f, "segment"
 	return s.render(rq, status, "contacts", s.page(rq, "Contacts", v))
 }
 

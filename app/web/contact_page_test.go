@@ -68,7 +68,7 @@ func TestContactPageRules(t *testing.T) {
 	e.Do("POST", "/orgs/"+o.ID+"/contacts", key, map[string]any{"name": "Theirs"}).Expect(201).JSON(&theirs)
 
 	reader := signedIn(t, e, roleMember(t, e, "contacts:read"))
-	if p := reader.get("/app/contact/" + mine.ID).expect(t, 200); strings.Contains(p.Body, `id="contact-edit"`) || strings.Contains(p.Body, `id="contact-delete"`) {
+	if p := reader.get("/app/contact/"+mine.ID).expect(t, 200); strings.Contains(p.Body, `id="contact-edit"`) || strings.Contains(p.Body, `id="contact-delete"`) {
 		t.Fatalf("a reader sees the forms: %.600s", p.Body)
 	}
 	reader.do("POST", "/app/contacts", url.Values{"csrf": {reader.csrf}, "name": {"Nope"}}).expect(t, http.StatusForbidden)
@@ -76,7 +76,7 @@ func TestContactPageRules(t *testing.T) {
 	reader.do("POST", "/app/contact/"+mine.ID+"/delete", url.Values{"csrf": {reader.csrf}}).expect(t, http.StatusForbidden)
 
 	admin := signedIn(t, e, e.Owner)
-	admin.get("/app/contact/" + theirs.ID).expect(t, http.StatusNotFound)
+	admin.get("/app/contact/"+theirs.ID).expect(t, http.StatusNotFound)
 	admin.do("POST", "/app/contact/"+theirs.ID, url.Values{"csrf": {admin.csrf}, "name": {"Mine now"}}).expect(t, http.StatusNotFound)
 	admin.do("POST", "/app/contact/"+theirs.ID+"/channels", url.Values{"csrf": {admin.csrf}, "email": {"x@example.com"}}).expect(t, http.StatusNotFound)
 	admin.do("POST", "/app/contact/"+theirs.ID+"/delete", url.Values{"csrf": {admin.csrf}}).expect(t, http.StatusNotFound)

@@ -195,8 +195,9 @@ func TestAssistantSettingsFieldErrors(t *testing.T) {
 		{"/app/assistants", url.Values{"name": {""}, "config.model": {"not a model"}, "config.language": {"english!"}},
 			[]string{"name", "config.model", "config.language"}},
 		{"/app/assistants/" + asst, url.Values{"name": {"Aria"}, "config.model": {"auto:auto"}, "config.language": {"auto"},
-			"config.timezone": {"Mars/Olympus"}, "config.conversation.suggested_messages": {"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11"}},
-			[]string{"config.timezone", "config.conversation.suggested_messages"}},
+			"config.timezone": {"Mars/Olympus"}, "config.conversation.suggested_messages": {"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11"},
+			"config.stt.model": {"whisper"}, "config.tts.model": {"tts one"}},
+			[]string{"config.timezone", "config.conversation.suggested_messages", "config.stt.model", "config.tts.model"}},
 		{"/app/assistants/" + asst + "/knowledge", url.Values{"kind": {"URL"}, "content.url": {"ftp://example.com"}, "content.max_pages": {"100000"}},
 			[]string{"content.url", "content.max_pages"}},
 		{"/app/assistants/" + asst + "/knowledge", url.Values{"kind": {"TEXT"}, "title": {""}, "content.text": {"  "}},
@@ -224,5 +225,34 @@ func TestAssistantSettingsFieldErrors(t *testing.T) {
 	e.Do("GET", "/orgs/c/assistants/"+asst+"/integrations", e.AdminKey, nil).Expect(200).JSON(&ds)
 	if len(ds) != 1 {
 		t.Fatalf("a refused form saved an integration: %d", len(ds))
+	}
+}
+
+// The settings form sets the assistant's voice: its speech-to-text model, its text-to-speech
+// model and voice, as the API then reads them; emptied, they are off again.
+func TestAssistantSettingsVoice(t *testing.T) {
+	t.Parallel()
+	e := apitest.New(t)
+	asst, _, _ := settingsFixture(t, e)
+	b := signedIn(t, e, e.Owner)
+	b.get("/app/assistants/" + asst)
+	form := url.Values{"csrf": {b.csrf}, "name": {"Aria"}, "config.model": {"auto:auto"}, "config.language": {"auto"}, "config.timezone": {"UTC"},
+		"config.stt.model": {"openai:whisper-1"}, "config.tts.model": {"openai:tts-1"}, "config.tts.voice_id": {"alloy"}}
+	b.do("POST", "/app/assistants/"+asst, form).expect(t, http.StatusSeeOther)
+	var a app.Assistant
+	e.Do("GET", "/orgs/c/assistants/"+asst, e.AdminKey, nil).Expect(200).JSON(&a)
+	if a.Config.STT.Model != "openai:whisper-1" || a.Config.TTS.Model != "openai:tts-1" || a.Config.TTS.VoiceID != "alloy" {
+		t.Fatalf("voice after saving: %+v %+v", a.Config.STT, a.Config.TTS)
+	}
+	if p := b.get("/app/assistants/"+asst).expect(t, 200); !strings.Contains(p.Body, `name="config.tts.voice_id" value="alloy"`) {
+		t.Fatal("the form does not show the voice saved")
+	}
+	for _, k := range []string{"config.stt.model", "config.tts.model", "config.tts.voice_id"} {
+		form.Set(k, "")
+	}
+	b.do("POST", "/app/assistants/"+asst, form).expect(t, http.StatusSeeOther)
+	e.Do("GET", "/orgs/c/assistants/"+asst, e.AdminKey, nil).Expect(200).JSON(&a)
+	if a.Config.STT.Model != "" || a.Config.TTS.Model != "" || a.Config.TTS.VoiceID != "" {
+		t.Fatalf("voice after emptying: %+v %+v", a.Config.STT, a.Config.TTS)
 	}
 }

@@ -129,6 +129,8 @@ func assistantInput(rq *Request, base app.AssistantConfig, full bool) app.Assist
 		return in
 	}
 	cfg.Timezone = field(rq, "config.timezone")
+	cfg.STT.Model, cfg.TTS.Model = field(rq, "config.stt.model"), field(rq, "config.tts.model")
+	cfg.TTS.VoiceID = field(rq, "config.tts.voice_id")
 	c := &cfg.Conversation
 	c.EnableTransferToHumanTool = checked(rq, "config.conversation.enable_transfer_to_human_tool")
 	c.EnableEndConversationTool = checked(rq, "config.conversation.enable_end_conversation_tool")

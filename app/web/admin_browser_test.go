@@ -234,6 +234,13 @@ func TestBrowserAdminImportAndBroadcast(t *testing.T) {
 		t.Fatalf("search Jon: %d rows: %s", rows, eval[string](t, ctx, `document.querySelector("#contacts").innerText`))
 	}
 	shot(t, ctx, "settings-contacts")
+	step(t, ctx, "a contact's page", chromedp.Click(css("#contacts tbody a")), chromedp.WaitVisible(css("#contact-edit")))
+	step(t, ctx, "a WhatsApp number", chromedp.SetValue(css("#contact-channel-phone"), "+351 912 345 678"),
+		chromedp.Click(css("#contact-channel-submit")), chromedp.WaitVisible(css("#contact-saved")))
+	if !eval[bool](t, ctx, `document.querySelector("#contact-channels").textContent.includes("whatsapp")`) {
+		t.Fatalf("the contact's channels: %s", eval[string](t, ctx, `document.querySelector("#contact-channels").innerText`))
+	}
+	shot(t, ctx, "settings-contact")
 
 	step(t, ctx, "broadcasts page", chromedp.Navigate(base+"/app/broadcasts"), chromedp.WaitVisible(css("#broadcast-form")))
 	step(t, ctx, "compose", chromedp.SetValue(css("#bc-name"), "Spring news"), chromedp.SetValue(css("#bc-integration"), "custom"),

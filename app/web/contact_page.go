@@ -17,24 +17,16 @@ type contactPageView struct {
 	Saved    bool
 }
 
-// contactFields are the channels the contact forms offer, by form field: an email address,
-// and a phone number as WhatsApp reaches it.
-var contactFields = []struct{ field, typ string }{{"email", app.IntegrationEmail}, {"phone", "whatsapp"}}
-
-// channelInputs are the channels a form names, and for each the form field it came from.
+// channelInputs are the channels a contact form names (an email address; a phone number, as
+// WhatsApp reaches it), and for each the form field it came from.
 func channelInputs(f form) (ins []app.ChannelInput, fields []string) {
-	for _, c := range contactFields {
-		v := strings.TrimSpace(f.Get(c.field))
-		if v == "" {
-			continue
-		}
-		in := app.ChannelInput{ChannelProfile: app.ChannelProfile{Type: c.typ}}
-		if c.field == "email" {
-			in.Email = v
-		} else {
-			in.Phone = v
-		}
-		ins, fields = append(ins, in), append(fields, c.field)
+	if v := strings.TrimSpace(f.Get("email")); v != "" {
+		ins = append(ins, app.ChannelInput{ChannelProfile: app.ChannelProfile{Type: app.IntegrationEmail, Email: v}})
+		fields = append(fields, "email")
+	}
+	if v := strings.TrimSpace(f.Get("phone")); v != "" {
+		ins = append(ins, app.ChannelInput{ChannelProfile: app.ChannelProfile{Type: "whatsapp", Phone: v}})
+		fields = append(fields, "phone")
 	}
 	return ins, fields
 }
@@ -60,17 +52,7 @@ func (s *Server) createContact(rq *Request) error {
 	if err == nil {
 		return s.redirect(rq, "/app/contact/"+c.ID)
 	}
-	status, err := f.failed(err)
-	if err != nil {
-		return err
-	}
-	fieldsOf(&f, fields)
-	v, err := s.contactsView(rq)
-	if err != nil {
-		return err
-	}
-	v.Form, v.FormFor = f, "contact"
-	return s.render(rq, status, "contacts", s.page(rq, "Contacts", v))
+	return s.contactsFailed(rq, f, "contact", err, fields...)
 }
 
 // contact is GET /app/contact/{id}: the contact's page.
@@ -102,28 +84,17 @@ func (s *Server) updateContact(rq *Request) error {
 // AddChannel).
 func (s *Server) addContactChannel(rq *Request) error {
 	f := newForm(rq)
-	ins, fields := channelInputs(f)
+	ins, _ := channelInputs(f)
 	if len(ins) == 0 {
 		return s.contactFormDone(rq, f, "channel", app.Invalid("email", "give an email address or a phone number"))
 	}
-	for i, in := range ins {
+	// AddChannel names a channel's fields at the top (email, phone), as the form does.
+	for _, in := range ins {
 		if _, err := s.svc.AddChannel(rq.Ctx(), rq.Org(), rq.Params.ByName("id"), in); err != nil {
-			return s.contactFormDone(rq, f, "channel", renamed(err, fields[i]))
+			return s.contactFormDone(rq, f, "channel", err)
 		}
 	}
 	return s.contactFormDone(rq, f, "channel", nil)
-}
-
-// renamed is a channel's validation error with its fields named as the form's field.
-func renamed(err error, field string) error {
-	if e, ok := app.AsError(err); ok && len(e.Fields) > 0 {
-		p := app.Problems{}
-		for _, why := range e.Fields {
-			p.Add(field, why)
-		}
-		return p.Err()
-	}
-	return err
 }
 
 // contactFormDone answers a contact form: its page again, saved, or with the form's errors.

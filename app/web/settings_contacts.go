@@ -68,15 +68,23 @@ func (s *Server) createSegment(rq *Request) error {
 	if err == nil {
 		return s.redirect(rq, "/app/contacts")
 	}
+	return s.contactsFailed(rq, f, "segment", err)
+}
+
+// contactsFailed answers a refused form of the contacts list (formFor: "segment" or
+// "contact"): the page again, the form's errors beside its fields. fields names the form
+// field of each of the API's "channels[i]" (fieldsOf).
+func (s *Server) contactsFailed(rq *Request, f form, formFor string, err error, fields ...string) error {
 	status, err := f.failed(err)
 	if err != nil {
 		return err
 	}
-	v, verr := s.contactsView(rq)
-	if verr != nil {
-		return verr
+	fieldsOf(&f, fields)
+	v, err := s.contactsView(rq)
+	if err != nil {
+		return err
 	}
-	v.Form, v.FormFor = f, "segment"
+	v.Form, v.FormFor = f, formFor
 	return s.render(rq, status, "contacts", s.page(rq, "Contacts", v))
 }
 

@@ -14,7 +14,7 @@ type OutboundEmail struct {
 	Subject        string
 	Text           string
 	HTML           string
-	MessageID      string // without angle brackets; stable per recipient
+	MessageID      string // without angle brackets; stable per recipient ("": a new one on the sender's domain)
 	UnsubscribeURL string
 	OpenPixelURL   string                     // empty: no open tracking
 	ClickURL       func(target string) string // nil: no click tracking

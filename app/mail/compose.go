@@ -42,7 +42,7 @@ func Compose(e app.OutboundEmail, now time.Time) ([]byte, error) {
 	}
 	m.Subject(e.Subject)
 	m.SetDateWithValue(now)
-	m.SetMessageIDWithValue(e.MessageID)
+	m.SetMessageIDWithValue(messageID(e, from))
 	if e.UnsubscribeURL != "" { // a broadcast's; the server's own mail to a member has none
 		m.SetGenHeader("List-Unsubscribe", "<"+e.UnsubscribeURL+">")
 	}
@@ -99,6 +99,16 @@ func dkimKey(pemText string) (*rsa.PrivateKey, error) {
 	}
 	parsedKeys.Store(pemText, key)
 	return key, nil
+}
+
+// messageID is e's Message-ID, or for mail that keeps none (the server's own) a new one on
+// the sender's domain.
+func messageID(e app.OutboundEmail, from *mail.Address) string {
+	if e.MessageID != "" {
+		return e.MessageID
+	}
+	_, domain, _ := strings.Cut(from.Address, "@")
+	return app.NewID("msg") + "@" + domain
 }
 
 func sign(raw []byte, e app.OutboundEmail) ([]byte, error) {

@@ -12,8 +12,7 @@ import (
 type contactPageView struct {
 	Contact  app.Contact
 	CanWrite bool
-	Form     form   // a form shown back with its errors
-	FormFor  string // which: "edit" or "channel"
+	shown    // a refused form shown back: "edit" or "channel"
 	Saved    bool
 }
 
@@ -65,7 +64,7 @@ func (s *Server) renderContact(rq *Request, status int, f form, formFor string, 
 	if err != nil {
 		return err
 	}
-	v := contactPageView{Contact: c, CanWrite: rq.Can(app.Write("contacts")), Form: f, FormFor: formFor, Saved: saved}
+	v := contactPageView{Contact: c, CanWrite: rq.Can(app.Write("contacts")), shown: shown{f, formFor}, Saved: saved}
 	return s.render(rq, status, "contact-page", s.page(rq, c.Name, v))
 }
 

@@ -68,5 +68,17 @@ func (f *form) failed(err error) (int, error) {
 	return status, nil
 }
 
-// Blank is a form with no values and no errors: another form's fields on the same page.
-func (f form) Blank() form { return form{} }
+// shown is the form of a page of several forms that came back refused, and which it is.
+type shown struct {
+	Form    form
+	FormFor string
+}
+
+// FormOf is the refused form when it is name's, else an empty one: the page's other forms
+// show neither its values nor its errors.
+func (s shown) FormOf(name string) form {
+	if s.FormFor == name {
+		return s.Form
+	}
+	return form{}
+}

@@ -24,8 +24,7 @@ type contactsView struct {
 	Pages    int
 	Segments []app.Segment
 	CanWrite bool
-	Form     form   // the form shown back
-	FormFor  string // which: "segment" or "contact"
+	shown    // a refused form shown back: "segment" or "contact"
 }
 
 const contactsPage = 50
